@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Kernel-version differences, turned into capability flags and wrappers with
+ * the newest signature. Force-included into every C file of the module by
+ * Kbuild; no other file tests LINUX_VERSION_CODE.
+ */
+#ifndef F2_COMPAT_H
+#define F2_COMPAT_H
+
+#include <linux/version.h>
+#include <linux/kconfig.h>
+#include <asm/unistd.h>
+
+#if LINUX_VERSION_CODE < KERNEL_VERSION(5, 10, 0)
+#error "fchmodat2: unsupported kernel: this module supports Linux 5.10 to 6.5 (x86_64)"
+#endif
+
+/*
+ * Linux 6.6 has fchmodat2 natively (commit 09da082b07bb "fs: Add fchmodat2()"),
+ * and so do distribution kernels that backported it. The module would then
+ * only shadow the native system call.
+ */
+#if defined(__NR_fchmodat2) && !defined(F2_EVAL)
+#error "fchmodat2: this kernel already implements fchmodat2 (Linux 6.6+): the module is not needed (build with F2_EVAL=1 to compare it with the native implementation)"
+#endif
+
+#if !defined(CONFIG_X86_64)
+#error "fchmodat2: unsupported architecture: this module supports x86_64"
+#endif
+
+/*
+ * The x86_64 mechanism: the generic entry code (x86 since 5.9, commit
+ * 27d6b4d14f5c "x86/entry: Use generic syscall entry function") and
+ * ftrace direct calls (5.5, commit 763e34e74bb7 "ftrace: Add
+ * register_ftrace_direct()").
+ */
+#ifndef CONFIG_GENERIC_ENTRY
+#error "fchmodat2: unsupported kernel configuration: CONFIG_GENERIC_ENTRY is required"
+#endif
+#ifndef CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS
+#error "fchmodat2: unsupported kernel configuration: CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS is required"
+#endif
+#ifndef CONFIG_KPROBES
+#error "fchmodat2: unsupported kernel configuration: CONFIG_KPROBES is required (symbol lookup)"
+#endif
+
+#ifndef __ASSEMBLY__
+#include <linux/fs.h>
+#include <linux/mount.h>
+#include <linux/path.h>
+
+/*
+ * notify_change() takes the mount's idmapping since 5.12 (commit
+ * 2f221d6f7b88 "attr: handle idmapped mounts"), as a struct mnt_idmap since
+ * 6.3 (commit abf08576afe3 "fs: port vfs_*() helpers to struct mnt_idmap").
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+#define F2_HAVE_NOTIFY_CHANGE_IDMAP 1
+#elif LINUX_VERSION_CODE >= KERNEL_VERSION(5, 12, 0)
+#define F2_HAVE_NOTIFY_CHANGE_USERNS 1
+#endif
+
+static inline int f2_notify_change(const struct path *path,
+				   struct iattr *attr,
+				   struct inode **delegated_inode)
+{
+#if defined(F2_HAVE_NOTIFY_CHANGE_IDMAP)
+	return notify_change(mnt_idmap(path->mnt), path->dentry, attr,
+			     delegated_inode);
+#elif defined(F2_HAVE_NOTIFY_CHANGE_USERNS)
+	return notify_change(mnt_user_ns(path->mnt), path->dentry, attr,
+			     delegated_inode);
+#else
+	return notify_change(path->dentry, attr, delegated_inode);
+#endif
+}
+
+#endif /* !__ASSEMBLY__ */
+#endif /* F2_COMPAT_H */

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Interfaces between the parts of the module: the system call's semantics
+ * (syscall.c), symbol resolution (symbols.c), the per-architecture
+ * interception mechanism (hook_*.c) and the module's lifecycle (main.c).
+ */
+#ifndef F2_FCHMODAT2_H
+#define F2_FCHMODAT2_H
+
+#include <linux/types.h>
+#include <linux/compiler.h>
+
+/* The system call number on x86_64, i386 and asm-generic architectures. */
+#define F2_NR_FCHMODAT2 452
+
+/* symbols.c: kernel symbols that are not exported, resolved at load time. */
+int f2_symbols_init(void);
+unsigned long f2_lookup_name(const char *name);
+
+/* syscall.c: fchmodat2() itself, callable from any interception mechanism. */
+int f2_syscall_init(void);
+long f2_fchmodat2(int dfd, const char __user *filename, umode_t mode,
+		  unsigned int flags);
+
+/* hook_<arch>.c: delivers system call 452 to f2_fchmodat2(). */
+extern const char f2_arch_mechanism[];
+int f2_arch_native_present(void);
+int f2_arch_hook_install(void);
+void f2_arch_hook_remove(void);
+
+#endif /* F2_FCHMODAT2_H */

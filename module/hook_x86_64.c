@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * x86_64: how system call 452 reaches the module.
+ *
+ * The syscall table ends before 452 and do_syscall_64() is noinstr, so no
+ * "ni_syscall" function is called for it that could be hooked. Instead:
+ *
+ * 1. A probe on the sys_enter tracepoint makes the kernel set the syscall
+ *    tracepoint work flag on every task, so every system call goes through
+ *    syscall_trace_enter(), after ptrace and seccomp have had their say.
+ * 2. An ftrace direct call on syscall_trace_enter() runs
+ *    f2_x86_trace_enter_tramp (hook_x86_64_entry.S), which serves 452 in
+ *    the task's context (preemptible, may sleep), stores the result in
+ *    pt_regs->ax and returns -1: the dispatcher then skips the call and
+ *    keeps ax, exactly as after a seccomp SECCOMP_RET_ERRNO.
+ */
+#include <linux/ftrace.h>
+#include <linux/tracepoint.h>
+#include <linux/percpu.h>
+#include <linux/delay.h>
+#include <linux/jump_label.h>
+#include <linux/ptrace.h>
+#include <linux/compat.h>
+#include <asm/syscall.h>
+#include "fchmodat2.h"
+
+const char f2_arch_mechanism[] = "x86_64 syscall_trace_enter direct call";
+
+DEFINE_PER_CPU(long, f2_x86_inflight);
+void f2_x86_trace_enter_tramp(void);
+long f2_x86_serve(long nr);
+
+static unsigned long f2_x86_target;
+static struct tracepoint *f2_x86_sys_enter;
+static bool f2_x86_x32;
+
+/*
+ * GCC emits syscall_trace_enter() as a constant-propagated clone on the
+ * kernels this module knows. Exactly one of these must exist.
+ */
+static const char * const f2_x86_target_names[] = {
+	"syscall_trace_enter.constprop.0",
+	"syscall_trace_enter",
+	"syscall_trace_enter.constprop.1",
+	"syscall_trace_enter.isra.0",
+};
+
+int f2_arch_native_present(void)
+{
+	return f2_lookup_name("__x64_sys_fchmodat2") != 0;
+}
+
+static void f2_x86_probe(void *data, struct pt_regs *regs, long id)
+{
+}
+
+static void f2_x86_find_tracepoint(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "sys_enter"))
+		*(struct tracepoint **)priv = tp;
+}
+
+/* Called from the trampoline for a number whose low bits say 452. */
+long f2_x86_serve(long nr)
+{
+	struct pt_regs *regs = current_pt_regs();
+	u32 unr = nr;
+
+	if (in_ia32_syscall()) {
+		if (unr != F2_NR_FCHMODAT2)
+			return nr;
+		regs->ax = f2_fchmodat2((int)regs->bx, compat_ptr(regs->cx),
+					(umode_t)regs->dx,
+					(unsigned int)regs->si);
+		return -1;
+	}
+	if (unr != F2_NR_FCHMODAT2 && !f2_x86_x32)
+		return nr;
+	regs->ax = f2_fchmodat2((int)regs->di,
+				(const char __user *)regs->si,
+				(umode_t)regs->dx, (unsigned int)regs->r10);
+	return -1;
+}
+
+static long f2_x86_inflight_sum(void)
+{
+	long sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += per_cpu(f2_x86_inflight, cpu);
+	return sum;
+}
+
+static unsigned long f2_x86_find_target(void)
+{
+	unsigned long addr, found = 0;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(f2_x86_target_names); i++) {
+		addr = f2_lookup_name(f2_x86_target_names[i]);
+		if (!addr)
+			continue;
+		if (found) {
+			pr_err("syscall_trace_enter has several copies: unsupported kernel\n");
+			return 0;
+		}
+		found = addr;
+	}
+	if (!found)
+		pr_err("syscall_trace_enter not found: unsupported kernel\n");
+	return found;
+}
+
+/*
+ * x32 system calls are served only where the kernel serves x32 at all:
+ * Debian builds it in but disabled unless booted with syscall.x32=y.
+ */
+static bool f2_x86_x32_enabled(void)
+{
+#ifdef CONFIG_X86_X32_ABI
+	struct static_key *key = (void *)f2_lookup_name("x32_enabled_skey");
+
+	return key ? static_key_enabled(key) : true;
+#else
+	return false;
+#endif
+}
+
+int f2_arch_hook_install(void)
+{
+	int err;
+
+	f2_x86_x32 = f2_x86_x32_enabled();
+	f2_x86_target = f2_x86_find_target();
+	if (!f2_x86_target)
+		return -ENOENT;
+
+	for_each_kernel_tracepoint(f2_x86_find_tracepoint, &f2_x86_sys_enter);
+	if (!f2_x86_sys_enter) {
+		pr_err("sys_enter tracepoint not found: unsupported kernel\n");
+		return -ENOENT;
+	}
+
+	err = register_ftrace_direct(f2_x86_target,
+				     (unsigned long)f2_x86_trace_enter_tramp);
+	if (err) {
+		if (err == -EBUSY)
+			pr_err("syscall_trace_enter is already owned by another ftrace user (direct call or IP-modify, e.g. a livepatch): %d\n",
+			       err);
+		else
+			pr_err("cannot attach to syscall_trace_enter (register_ftrace_direct: %d)\n",
+			       err);
+		return err;
+	}
+
+	err = tracepoint_probe_register(f2_x86_sys_enter, f2_x86_probe, NULL);
+	if (err) {
+		pr_err("cannot probe the sys_enter tracepoint: %d\n", err);
+		goto out_unregister_direct;
+	}
+	return 0;
+
+out_unregister_direct:
+	unregister_ftrace_direct(f2_x86_target,
+				 (unsigned long)f2_x86_trace_enter_tramp);
+	synchronize_rcu_tasks();
+	return err;
+}
+
+void f2_arch_hook_remove(void)
+{
+	unsigned int waited = 0;
+
+	tracepoint_probe_unregister(f2_x86_sys_enter, f2_x86_probe, NULL);
+	unregister_ftrace_direct(f2_x86_target,
+				 (unsigned long)f2_x86_trace_enter_tramp);
+	/* No task is left between the fentry site and the increment. */
+	synchronize_rcu_tasks();
+	/*
+	 * Tasks still inside (sleeping in the handler, stopped by ptrace in
+	 * syscall_trace_enter(), waiting on a seccomp notifier) will return
+	 * into the trampoline: wait for them. Only decrements happen now, so
+	 * a sum of zero cannot be a torn read of a live count.
+	 */
+	smp_mb();
+	while (f2_x86_inflight_sum()) {
+		if (++waited % 500 == 0)
+			pr_info("unload waits for %ld task(s) inside system call entry\n",
+				f2_x86_inflight_sum());
+		msleep(20);
+	}
+	smp_mb();
+	/* ...and between the decrement and the return. */
+	synchronize_rcu_tasks();
+	tracepoint_synchronize_unregister();
+}

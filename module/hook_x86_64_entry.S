@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * x86_64: the ftrace direct-call trampoline on syscall_trace_enter().
+ *
+ * syscall_trace_enter() runs ptrace's entry stop and seccomp, and returns
+ * the number the dispatcher will call, or -1 to skip the call. Its fentry
+ * site calls this trampoline, which runs the rest of the function (its
+ * arguments are untouched: only %r11 is used before), looks at the result
+ * and, only for 452, hands over to f2_x86_serve(). Every system call of
+ * the machine passes here, so the common path is a handful of
+ * instructions: no register save, no indirect call.
+ *
+ * f2_x86_inflight counts tasks between the first and the last instruction
+ * that may sleep here (ptrace stops and seccomp notifications inside
+ * syscall_trace_enter(), the handler itself), so that unloading waits
+ * for them.
+ */
+#include <linux/linkage.h>
+#include <asm/percpu.h>
+#include <linux/objtool.h>
+#include <asm/unwind_hints.h>
+
+#define F2_NR_FCHMODAT2		452
+#define F2_X32_SYSCALL_BIT	0x40000000
+
+	.text
+SYM_FUNC_START(f2_x86_trace_enter_tramp)
+	/* (%rsp): syscall_trace_enter() past its fentry site */
+	incq	PER_CPU_VAR(f2_x86_inflight)
+	popq	%r11
+	ANNOTATE_INTRA_FUNCTION_CALL
+	call	.Lf2_enter_body
+	UNWIND_HINT_FUNC
+	/* %rax: the number to dispatch; only its low 32 bits count */
+	movl	%eax, %r11d
+	andl	$~F2_X32_SYSCALL_BIT, %r11d
+	cmpl	$F2_NR_FCHMODAT2, %r11d
+	je	.Lf2_serve
+	decq	PER_CPU_VAR(f2_x86_inflight)
+	RET
+.Lf2_serve:
+	movq	%rax, %rdi
+	call	f2_x86_serve
+	decq	PER_CPU_VAR(f2_x86_inflight)
+	RET
+.Lf2_enter_body:
+	/* a return, not an indirect jump: the target has no ENDBR */
+	pushq	%r11
+	UNWIND_HINT_FUNC
+	RET
+SYM_FUNC_END(f2_x86_trace_enter_tramp)
