@@ -2,16 +2,19 @@
 /*
  * Kernel-version differences, turned into capability flags and wrappers with
  * the newest signature. Force-included into every C file of the module by
- * Kbuild; no other file tests LINUX_VERSION_CODE.
+ * Kbuild; no other file tests the kernel's version.
  */
 #ifndef F2_COMPAT_H
 #define F2_COMPAT_H
 
-#include <linux/version.h>
 #include <linux/kconfig.h>
 #include <asm/unistd.h>
 
-#if LINUX_VERSION_CODE < KERNEL_VERSION(5, 10, 0)
+/* Kbuild passes the kernel's major and minor version: all the shims test. */
+#define F2_KERNEL_AT_LEAST(major, minor) \
+	(F2_KERNEL_MAJOR * 256 + F2_KERNEL_MINOR >= (major) * 256 + (minor))
+
+#if !F2_KERNEL_AT_LEAST(5, 10)
 #error "fchmodat2: unsupported kernel: this module supports Linux 5.10 to 6.5 (x86_64)"
 #endif
 
@@ -54,9 +57,9 @@
  * 2f221d6f7b88 "attr: handle idmapped mounts"), as a struct mnt_idmap since
  * 6.3 (commit abf08576afe3 "fs: port vfs_*() helpers to struct mnt_idmap").
  */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+#if F2_KERNEL_AT_LEAST(6, 3)
 #define F2_HAVE_NOTIFY_CHANGE_IDMAP 1
-#elif LINUX_VERSION_CODE >= KERNEL_VERSION(5, 12, 0)
+#elif F2_KERNEL_AT_LEAST(5, 12)
 #define F2_HAVE_NOTIFY_CHANGE_USERNS 1
 #endif
 

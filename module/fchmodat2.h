@@ -23,9 +23,13 @@ long f2_fchmodat2(int dfd, const char __user *filename, umode_t mode,
 		  unsigned int flags);
 
 /* hook_<arch>.c: delivers system call 452 to f2_fchmodat2(). */
-extern const char f2_arch_mechanism[];
+const char *f2_arch_mechanism(void);
 int f2_arch_native_present(void);
 int f2_arch_hook_install(void);
 void f2_arch_hook_remove(void);
+
+/* hook_x86_64_entry.S and its C half in hook_x86_64.c */
+void f2_x86_trace_enter_tramp(void);
+long f2_x86_serve(long nr);
 
 #endif /* F2_FCHMODAT2_H */

@@ -24,11 +24,7 @@
 #include <asm/syscall.h>
 #include "fchmodat2.h"
 
-const char f2_arch_mechanism[] = "x86_64 syscall_trace_enter direct call";
-
 DEFINE_PER_CPU(long, f2_x86_inflight);
-void f2_x86_trace_enter_tramp(void);
-long f2_x86_serve(long nr);
 
 static unsigned long f2_x86_target;
 static struct tracepoint *f2_x86_sys_enter;
@@ -44,6 +40,11 @@ static const char * const f2_x86_target_names[] = {
 	"syscall_trace_enter.constprop.1",
 	"syscall_trace_enter.isra.0",
 };
+
+const char *f2_arch_mechanism(void)
+{
+	return "x86_64 syscall_trace_enter direct call";
+}
 
 int f2_arch_native_present(void)
 {
@@ -183,14 +184,14 @@ void f2_arch_hook_remove(void)
 	 * into the trampoline: wait for them. Only decrements happen now, so
 	 * a sum of zero cannot be a torn read of a live count.
 	 */
-	smp_mb();
+	smp_mb(); /* the unregistration before the counters' reads */
 	while (f2_x86_inflight_sum()) {
 		if (++waited % 500 == 0)
 			pr_info("unload waits for %ld task(s) inside system call entry\n",
 				f2_x86_inflight_sum());
 		msleep(20);
 	}
-	smp_mb();
+	smp_mb(); /* the counters' reads before what follows */
 	/* ...and between the decrement and the return. */
 	synchronize_rcu_tasks();
 	tracepoint_synchronize_unregister();

@@ -29,7 +29,7 @@ static int __init f2_init(void)
 		return err;
 
 	pr_info("version %s loaded: system call %d served through %s\n",
-		F2_VERSION, F2_NR_FCHMODAT2, f2_arch_mechanism);
+		F2_VERSION, F2_NR_FCHMODAT2, f2_arch_mechanism());
 	return 0;
 }
 

@@ -1,0 +1,64 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# make                build fchmodat2.ko for the running kernel
+# make KDIR=<dir>     ... or against another kernel's headers build directory
+# make install        install it into /lib/modules/<kernel>/updates and depmod
+# make tests          build the test program and the benchmark (static)
+# make check          test natively, then in a QEMU guest with the module
+# make demo           show, in a QEMU guest, 452 before and after the module
+# make bench          measure the module's cost in a QEMU guest
+
+KVER ?= $(shell uname -r)
+KDIR ?= /lib/modules/$(KVER)/build
+B := build
+
+# Pass CC (Debian 5.10 headers name gcc-10) and F2_EVAL on to Kbuild only
+# when given.
+KBUILD_VARS := $(if $(filter command line environment,$(origin CC)),CC=$(CC)) \
+	       $(if $(F2_EVAL),F2_EVAL=$(F2_EVAL))
+
+TEST_CFLAGS := -O2 -Wall -Wextra -Werror -static
+TESTS := $(B)/fchmodat2_test $(B)/fchmodat2_test32 $(B)/bench
+
+.PHONY: all module tests install uninstall check demo bench clean
+
+all: module
+
+module:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) $(KBUILD_VARS) modules
+
+install: module
+	$(MAKE) -C $(KDIR) M=$(CURDIR) $(KBUILD_VARS) INSTALL_MOD_DIR=updates modules_install
+	depmod -a $(KVER)
+
+uninstall:
+	rm -f /lib/modules/$(KVER)/updates/fchmodat2.ko*
+	depmod -a $(KVER)
+
+tests: $(TESTS)
+
+$(B)/fchmodat2_test: tests/fchmodat2_test.c $(wildcard tests/*.h)
+	@mkdir -p $(B)
+	gcc $(TEST_CFLAGS) -o $@ $<
+
+$(B)/fchmodat2_test32: tests/fchmodat2_test.c $(wildcard tests/*.h)
+	@mkdir -p $(B)
+	gcc -m32 $(TEST_CFLAGS) -o $@ $<
+
+$(B)/bench: tests/bench.c
+	@mkdir -p $(B)
+	gcc $(TEST_CFLAGS) -o $@ $<
+
+check: tests
+	tests/check.sh
+
+demo:
+	tests/demo.sh
+
+bench: tests
+	tests/bench.sh
+
+clean:
+	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null
+	rm -rf $(B)
+	rm -f module/*.o module/.*.cmd
