@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * f2call PATH MODE [nofollow]: call fchmodat2(AT_FDCWD, PATH, MODE, flags)
+ * once and print the call and its result the way strace would. For the demo.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+
+#ifndef __NR_fchmodat2
+#define __NR_fchmodat2 452
+#endif
+
+static const char *errname(int e)
+{
+	switch (e) {
+	case ENOSYS: return "ENOSYS";
+	case EOPNOTSUPP: return "EOPNOTSUPP";
+	case EINVAL: return "EINVAL";
+	case ENOENT: return "ENOENT";
+	case EPERM: return "EPERM";
+	case EACCES: return "EACCES";
+	case EROFS: return "EROFS";
+	default: return "E?";
+	}
+}
+
+int main(int argc, char **argv)
+{
+	int nofollow = argc > 3 && !strcmp(argv[3], "nofollow");
+	unsigned int mode;
+	long ret;
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: %s PATH MODE [nofollow]\n", argv[0]);
+		return 2;
+	}
+	mode = strtoul(argv[2], NULL, 8);
+	ret = syscall(__NR_fchmodat2, AT_FDCWD, argv[1], mode,
+		      nofollow ? AT_SYMLINK_NOFOLLOW : 0);
+	printf("fchmodat2(AT_FDCWD, \"%s\", 0%o, %s) = ", argv[1], mode,
+	       nofollow ? "AT_SYMLINK_NOFOLLOW" : "0");
+	if (ret == 0)
+		printf("0\n");
+	else
+		printf("-1 %s (%s)\n", errname(errno), strerror(errno));
+	return ret == 0 ? 0 : 1;
+}

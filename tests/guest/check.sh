@@ -1,0 +1,92 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Runs inside the VM guest (busybox), with the module and the static test
+# programs in /f2. Every step prints a TAP line; the host counts them all.
+
+cd /f2 || exit 1
+steps=0
+failed=0
+step() { # step <0|1 as exit code> <description>
+	steps=$((steps + 1))
+	if [ "$1" = 0 ]; then
+		echo "ok $steps harness: $2"
+	else
+		echo "not ok $steps harness: $2"
+		failed=$((failed + 1))
+	fi
+}
+run() { # run <command...>: its output, and a TAP line for its exit code
+	"$@"
+	step $? "$*"
+}
+
+./fchmodat2_test --probe | grep -q 'ENOSYS'
+step $? "452 returns ENOSYS before the module is loaded"
+
+insmod ./fchmodat2.ko
+step $? "insmod fchmodat2.ko"
+dmesg | grep -q 'fchmodat2: version [^ ]* loaded: system call 452 served through '
+step $? "the load prints one line with the version and the mechanism"
+./fchmodat2_test --probe | grep -q 'available'
+step $? "452 is available with the module loaded"
+
+echo "# 64-bit test program"
+run ./fchmodat2_test
+echo "# 32-bit test program"
+run ./fchmodat2_test32
+
+echo "# unload while a task is inside the module"
+run ./unload_test ptrace /tmp
+insmod ./fchmodat2.ko
+step $? "insmod again"
+run ./unload_test uffd /tmp
+
+echo "# another ftrace user on syscall_trace_enter"
+insmod ./f2_hog.ko ipmodify=1
+step $? "insmod f2_hog.ko ipmodify=1 (an IP-modifying ftrace user)"
+dmesg -c >/dev/null
+insmod ./fchmodat2.ko 2>/dev/null
+[ $? != 0 ] && ! grep -q '^fchmodat2 ' /proc/modules
+step $? "fchmodat2.ko refuses to load next to an IP-modifying ftrace user"
+dmesg | grep 'fchmodat2: ' | grep -v 'taint' >/tmp/refusal
+grep -q 'already owned by another ftrace user' /tmp/refusal && [ "$(wc -l </tmp/refusal)" = 1 ]
+step $? "the refusal is one clear log line: $(cat /tmp/refusal)"
+rmmod f2_hog
+insmod ./f2_hog.ko ipmodify=0 && insmod ./fchmodat2.ko
+step $? "fchmodat2.ko loads next to a non-IP-modifying ftrace user"
+echo "# 64-bit test program, sharing the hook site with another ftrace user"
+run ./fchmodat2_test
+[ "$(cat /sys/module/f2_hog/parameters/f2_hog_hits)" -gt 0 ]
+step $? "the other ftrace user still sees its calls"
+rmmod fchmodat2 && rmmod f2_hog
+step $? "rmmod fchmodat2 and f2_hog"
+
+echo "# five load/unload cycles while a task calls 452 in a loop"
+./unload_test loop /tmp &
+loop=$!
+cycles=0
+for i in 1 2 3 4 5; do
+	insmod ./fchmodat2.ko && sleep 0.2 && rmmod fchmodat2 &&
+		cycles=$((cycles + 1))
+done
+[ "$cycles" = 5 ]
+step $? "5 insmod/rmmod cycles under a calling loop"
+kill -0 "$loop" 2>/dev/null
+step $? "the calling loop only ever saw 0 or ENOSYS"
+kill "$loop"
+
+./fchmodat2_test --probe | grep -q 'ENOSYS'
+step $? "452 returns ENOSYS again after rmmod"
+! grep -q '^fchmodat2 ' /proc/modules
+step $? "the module is unloaded"
+
+dmesg | grep -E 'WARNING:|BUG:|Oops|Call Trace|refcount_t|leak' && bad=1 || bad=0
+step $bad "the kernel log has no WARNING, BUG, Oops or leak"
+# TAINT_OOT_MODULE (4096) and TAINT_UNSIGNED_MODULE (8192) only
+tainted=$(cat /proc/sys/kernel/tainted)
+[ $((tainted & ~12288)) = 0 ]
+step $? "no taint beyond out-of-tree and unsigned module (tainted=$tainted)"
+
+echo "# harness steps: $steps, failed: $failed"
+[ "$failed" = 0 ]

@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Test helper for the VM, never for a real machine: another ftrace user on
+ * syscall_trace_enter, with IP-modify (as a livepatch would be) or without
+ * it (as the function tracer or a kprobe would be). fchmodat2.ko must
+ * refuse to load next to the first and work next to the second.
+ */
+#include <linux/module.h>
+#include <linux/ftrace.h>
+
+static bool ipmodify = true;
+module_param(ipmodify, bool, 0444);
+MODULE_PARM_DESC(ipmodify, "register with FTRACE_OPS_FL_IPMODIFY");
+
+static unsigned long f2_hog_hits;
+module_param(f2_hog_hits, ulong, 0444);
+
+static void notrace f2_hog_func(unsigned long ip, unsigned long parent_ip,
+				struct ftrace_ops *ops,
+				struct ftrace_regs *fregs)
+{
+	f2_hog_hits++;
+}
+
+static struct ftrace_ops f2_hog_ops = {
+	.func = f2_hog_func,
+};
+
+static int __init f2_hog_init(void)
+{
+	static char filter[] = "syscall_trace_enter*";
+	int err;
+
+	if (ipmodify)
+		f2_hog_ops.flags = FTRACE_OPS_FL_SAVE_REGS |
+				   FTRACE_OPS_FL_IPMODIFY;
+	err = ftrace_set_filter(&f2_hog_ops, filter, strlen(filter), 1);
+	if (err)
+		return err;
+	err = register_ftrace_function(&f2_hog_ops);
+	if (err)
+		pr_err("f2_hog: register_ftrace_function: %d\n", err);
+	return err;
+}
+
+static void __exit f2_hog_exit(void)
+{
+	unregister_ftrace_function(&f2_hog_ops);
+}
+
+module_init(f2_hog_init);
+module_exit(f2_hog_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("fchmodat2 test helper: another ftrace user on syscall_trace_enter");

@@ -1,0 +1,22 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Install what building and testing need, from the machine's own apt
+# sources (Debian 12). Does nothing when everything is there.
+set -euo pipefail
+
+pkgs=(build-essential gcc-multilib libelf-dev bc bison flex kmod cpio
+      xz-utils zstd busybox-static qemu-system-x86 ca-certificates)
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+		missing+=("$p")
+done
+[ "${#missing[@]}" = 0 ] && exit 0
+if [ "$(id -u)" != 0 ]; then
+	echo "install-deps.sh: missing packages: ${missing[*]} (run as root, or: sudo apt-get install ${missing[*]})" >&2
+	exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update
+apt-get install -y --no-install-recommends "${missing[@]}"
