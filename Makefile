@@ -17,9 +17,9 @@ B := build
 KBUILD_VARS := $(if $(filter command line environment,$(origin CC)),CC=$(CC)) \
 	       $(if $(F2_EVAL),F2_EVAL=$(F2_EVAL))
 
-TEST_CFLAGS := -O2 -Wall -Wextra -Werror -static
+TEST_CFLAGS := -O2 -Wall -Wextra -Werror -static -pthread
 TESTS := $(B)/fchmodat2_test $(B)/fchmodat2_test32 $(B)/bench $(B)/unload_test \
-	 $(B)/f2call
+	 $(B)/f2call $(B)/modload
 
 .PHONY: all module tests install uninstall check demo bench clean
 
@@ -38,23 +38,11 @@ uninstall:
 
 tests: $(TESTS)
 
-$(B)/fchmodat2_test: tests/fchmodat2_test.c $(wildcard tests/*.h)
-	@mkdir -p $(B)
-	gcc $(TEST_CFLAGS) -o $@ $<
-
-$(B)/fchmodat2_test32: tests/fchmodat2_test.c $(wildcard tests/*.h)
+$(B)/fchmodat2_test32: tests/fchmodat2_test.c
 	@mkdir -p $(B)
 	gcc -m32 $(TEST_CFLAGS) -o $@ $<
 
-$(B)/unload_test: tests/unload_test.c
-	@mkdir -p $(B)
-	gcc $(TEST_CFLAGS) -pthread -o $@ $<
-
-$(B)/bench: tests/bench.c
-	@mkdir -p $(B)
-	gcc $(TEST_CFLAGS) -o $@ $<
-
-$(B)/f2call: tests/f2call.c
+$(B)/%: tests/%.c
 	@mkdir -p $(B)
 	gcc $(TEST_CFLAGS) -o $@ $<
 

@@ -41,7 +41,7 @@ if f2_kernel 6.1; then
 	if f2_build_module "$out/module" && f2_build_hog "$out/hog"; then
 		f2_stage "$out/f2" "$top/tests/guest/check.sh" \
 			"$B/fchmodat2_test" "$B/fchmodat2_test32" \
-			"$B/unload_test" "$out/module/fchmodat2.ko" \
+			"$B/unload_test" "$B/modload" "$out/module/fchmodat2.ko" \
 			"$out/hog/f2_hog.ko"
 		f2_boot "$out/f2" "$out/initrd.cpio.gz" "$out/console.log" \
 			-t 900
