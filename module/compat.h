@@ -51,6 +51,7 @@
 #include <linux/fs.h>
 #include <linux/mount.h>
 #include <linux/path.h>
+#include <linux/ftrace.h>
 
 /*
  * notify_change() takes the mount's idmapping since 5.12 (commit
@@ -75,6 +76,45 @@ static inline int f2_notify_change(const struct path *path,
 			     delegated_inode);
 #else
 	return notify_change(path->dentry, attr, delegated_inode);
+#endif
+}
+
+/*
+ * ftrace direct calls are attached through an ftrace_ops carrying the
+ * filter since 6.5 (commit 8788ca164eb4 "ftrace: Remove the legacy
+ * _ftrace_direct API" and commit da8bdfbd4223 "ftrace: Rename
+ * _ftrace_direct_multi APIs to _ftrace_direct APIs"); before, by address.
+ */
+#if F2_KERNEL_AT_LEAST(6, 5)
+#define F2_HAVE_FTRACE_DIRECT_OPS 1
+#endif
+
+static inline int f2_register_ftrace_direct(struct ftrace_ops *ops,
+					    unsigned long ip,
+					    unsigned long addr)
+{
+#ifdef F2_HAVE_FTRACE_DIRECT_OPS
+	int err = ftrace_set_filter_ip(ops, ip, 0, 0);
+
+	if (err)
+		return err;
+	err = register_ftrace_direct(ops, addr);
+	if (err)
+		ftrace_free_filter(ops);
+	return err;
+#else
+	return register_ftrace_direct(ip, addr);
+#endif
+}
+
+static inline void f2_unregister_ftrace_direct(struct ftrace_ops *ops,
+					       unsigned long ip,
+					       unsigned long addr)
+{
+#ifdef F2_HAVE_FTRACE_DIRECT_OPS
+	unregister_ftrace_direct(ops, addr, true);
+#else
+	unregister_ftrace_direct(ip, addr);
 #endif
 }
 

@@ -21,6 +21,7 @@ unsigned long f2_lookup_name(const char *name);
 int f2_syscall_init(void);
 long f2_fchmodat2(int dfd, const char __user *filename, umode_t mode,
 		  unsigned int flags);
+void f2_syscall_stats(unsigned long *served, unsigned long *refused);
 
 /* hook_<arch>.c: delivers system call 452 to f2_fchmodat2(). */
 const char *f2_arch_mechanism(void);

@@ -26,6 +26,7 @@
 
 DEFINE_PER_CPU(long, f2_x86_inflight);
 
+static struct ftrace_ops f2_x86_direct_ops;
 static unsigned long f2_x86_target;
 static struct tracepoint *f2_x86_sys_enter;
 static bool f2_x86_x32;
@@ -143,8 +144,8 @@ int f2_arch_hook_install(void)
 		return -ENOENT;
 	}
 
-	err = register_ftrace_direct(f2_x86_target,
-				     (unsigned long)f2_x86_trace_enter_tramp);
+	err = f2_register_ftrace_direct(&f2_x86_direct_ops, f2_x86_target,
+					(unsigned long)f2_x86_trace_enter_tramp);
 	if (err) {
 		if (err == -EBUSY)
 			pr_err("syscall_trace_enter is already owned by another ftrace user (direct call or IP-modify, e.g. a livepatch): %d\n",
@@ -163,8 +164,8 @@ int f2_arch_hook_install(void)
 	return 0;
 
 out_unregister_direct:
-	unregister_ftrace_direct(f2_x86_target,
-				 (unsigned long)f2_x86_trace_enter_tramp);
+	f2_unregister_ftrace_direct(&f2_x86_direct_ops, f2_x86_target,
+				    (unsigned long)f2_x86_trace_enter_tramp);
 	synchronize_rcu_tasks();
 	return err;
 }
@@ -174,8 +175,8 @@ void f2_arch_hook_remove(void)
 	unsigned int waited = 0;
 
 	tracepoint_probe_unregister(f2_x86_sys_enter, f2_x86_probe, NULL);
-	unregister_ftrace_direct(f2_x86_target,
-				 (unsigned long)f2_x86_trace_enter_tramp);
+	f2_unregister_ftrace_direct(&f2_x86_direct_ops, f2_x86_target,
+				    (unsigned long)f2_x86_trace_enter_tramp);
 	/* No task is left between the fentry site and the increment. */
 	synchronize_rcu_tasks();
 	/*

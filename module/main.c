@@ -1,11 +1,58 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Module lifecycle: checks that this kernel needs and suits the module,
- * installs the interception mechanism, and takes it down again.
+ * installs the interception mechanism, publishes its state in
+ * /sys/module/fchmodat2/, and takes it all down again.
  */
 #include <linux/module.h>
 #include <linux/init.h>
+#include <linux/kobject.h>
+#include <linux/sysfs.h>
 #include "fchmodat2.h"
+
+static bool takeover;
+module_param(takeover, bool, 0444);
+MODULE_PARM_DESC(takeover,
+		 "on a kernel with native fchmodat2, serve 452 from the module instead (evaluation only)");
+
+static ssize_t mechanism_show(struct kobject *kobj,
+			      struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%s\n", f2_arch_mechanism());
+}
+
+static ssize_t calls_served_show(struct kobject *kobj,
+				 struct kobj_attribute *attr, char *buf)
+{
+	unsigned long served, refused;
+
+	f2_syscall_stats(&served, &refused);
+	return sysfs_emit(buf, "%lu\n", served);
+}
+
+static ssize_t calls_refused_show(struct kobject *kobj,
+				  struct kobj_attribute *attr, char *buf)
+{
+	unsigned long served, refused;
+
+	f2_syscall_stats(&served, &refused);
+	return sysfs_emit(buf, "%lu\n", refused);
+}
+
+static struct kobj_attribute f2_mechanism_attr = __ATTR_RO(mechanism);
+static struct kobj_attribute f2_served_attr = __ATTR_RO(calls_served);
+static struct kobj_attribute f2_refused_attr = __ATTR_RO(calls_refused);
+
+static struct attribute *f2_attrs[] = {
+	&f2_mechanism_attr.attr,
+	&f2_served_attr.attr,
+	&f2_refused_attr.attr,
+	NULL,
+};
+
+static const struct attribute_group f2_attr_group = {
+	.attrs = f2_attrs,
+};
 
 static int __init f2_init(void)
 {
@@ -15,8 +62,8 @@ static int __init f2_init(void)
 	if (err)
 		return err;
 
-	if (f2_arch_native_present()) {
-		pr_err("this kernel already implements fchmodat2: the module is not needed\n");
+	if (f2_arch_native_present() && !takeover) {
+		pr_err("this kernel already implements fchmodat2: the module is not needed (takeover=1 serves 452 from the module, for evaluation)\n");
 		return -EEXIST;
 	}
 
@@ -24,20 +71,34 @@ static int __init f2_init(void)
 	if (err)
 		return err;
 
+	err = sysfs_create_group(&THIS_MODULE->mkobj.kobj, &f2_attr_group);
+	if (err) {
+		pr_err("cannot create /sys/module/fchmodat2 attributes: %d\n",
+		       err);
+		return err;
+	}
+
 	err = f2_arch_hook_install();
 	if (err)
-		return err;
+		goto out_remove_sysfs;
 
-	pr_info("version %s loaded: system call %d served through %s\n",
-		F2_VERSION, F2_NR_FCHMODAT2, f2_arch_mechanism());
+	pr_info("version %s loaded: system call %d served through %s%s\n",
+		F2_VERSION, F2_NR_FCHMODAT2, f2_arch_mechanism(),
+		takeover ? ", taking over the native fchmodat2 for evaluation" :
+		"");
 	return 0;
+
+out_remove_sysfs:
+	sysfs_remove_group(&THIS_MODULE->mkobj.kobj, &f2_attr_group);
+	return err;
 }
 
 static void __exit f2_exit(void)
 {
 	f2_arch_hook_remove();
-	pr_info("unloaded: system call %d returns ENOSYS again\n",
-		F2_NR_FCHMODAT2);
+	sysfs_remove_group(&THIS_MODULE->mkobj.kobj, &f2_attr_group);
+	pr_info("unloaded: system call %d is %s again\n", F2_NR_FCHMODAT2,
+		takeover ? "the kernel's own" : "ENOSYS");
 }
 
 module_init(f2_init);

@@ -6,6 +6,9 @@
  * kallsyms_on_each_symbol()"); a kprobe on it yields its address.
  */
 #include <linux/kprobes.h>
+#ifdef CONFIG_X86_KERNEL_IBT
+#include <asm/ibt.h>
+#endif
 #include "fchmodat2.h"
 
 static unsigned long (*f2_kallsyms_lookup_name)(const char *name);
@@ -13,6 +16,7 @@ static unsigned long (*f2_kallsyms_lookup_name)(const char *name);
 int f2_symbols_init(void)
 {
 	struct kprobe kp = { .symbol_name = "kallsyms_lookup_name" };
+	unsigned long addr;
 	int err;
 
 	err = register_kprobe(&kp);
@@ -21,8 +25,17 @@ int f2_symbols_init(void)
 		       err);
 		return err;
 	}
-	f2_kallsyms_lookup_name = (void *)kp.addr;
+	addr = (unsigned long)kp.addr;
 	unregister_kprobe(&kp);
+#ifdef CONFIG_X86_KERNEL_IBT
+	/*
+	 * With IBT, kprobes place a probe on a function's entry past its
+	 * ENDBR; an indirect call must land on the ENDBR itself.
+	 */
+	if (*(u32 *)(addr - ENDBR_INSN_SIZE) == gen_endbr())
+		addr -= ENDBR_INSN_SIZE;
+#endif
+	f2_kallsyms_lookup_name = (void *)addr;
 	return 0;
 }
 

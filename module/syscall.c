@@ -8,7 +8,12 @@
 #include <linux/fcntl.h>
 #include <linux/namei.h>
 #include <linux/security.h>
+#include <linux/percpu.h>
 #include "fchmodat2.h"
+
+/* For /sys/module/fchmodat2/: calls that returned 0, and the others. */
+static DEFINE_PER_CPU(unsigned long, f2_served);
+static DEFINE_PER_CPU(unsigned long, f2_refused);
 
 #ifdef CONFIG_SECURITY_PATH
 /*
@@ -84,8 +89,8 @@ out_unlock:
 	return error;
 }
 
-long f2_fchmodat2(int dfd, const char __user *filename, umode_t mode,
-		  unsigned int flags)
+static int f2_do_fchmodat(int dfd, const char __user *filename, umode_t mode,
+			  unsigned int flags)
 {
 	struct path path;
 	int error;
@@ -109,4 +114,28 @@ retry:
 		}
 	}
 	return error;
+}
+
+long f2_fchmodat2(int dfd, const char __user *filename, umode_t mode,
+		  unsigned int flags)
+{
+	int error = f2_do_fchmodat(dfd, filename, mode, flags);
+
+	if (error)
+		this_cpu_inc(f2_refused);
+	else
+		this_cpu_inc(f2_served);
+	return error;
+}
+
+void f2_syscall_stats(unsigned long *served, unsigned long *refused)
+{
+	int cpu;
+
+	*served = 0;
+	*refused = 0;
+	for_each_possible_cpu(cpu) {
+		*served += per_cpu(f2_served, cpu);
+		*refused += per_cpu(f2_refused, cpu);
+	}
 }
