@@ -55,7 +55,10 @@ demo:
 bench: tests
 	tests/bench.sh
 
+# Not kbuild's clean: it would delete every *.ko below this directory,
+# the cached kernels' modules included.
 clean:
-	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null
 	rm -rf $(B)
-	rm -f module/*.o module/.*.cmd
+	rm -f fchmodat2.ko fchmodat2.o fchmodat2.mod fchmodat2.mod.[co] \
+	      .fchmodat2*.cmd Module.symvers modules.order .modules.order.cmd \
+	      .Module.symvers.cmd module/*.o module/.*.cmd

@@ -54,6 +54,15 @@
 #include <linux/ftrace.h>
 
 /*
+ * break_deleg_wait() lives in <linux/filelock.h> since 6.3 (commit
+ * 5970e15dbcfe "filelock: move file locking definitions to separate header
+ * file").
+ */
+#if F2_KERNEL_AT_LEAST(6, 3)
+#include <linux/filelock.h>
+#endif
+
+/*
  * notify_change() takes the mount's idmapping since 5.12 (commit
  * 2f221d6f7b88 "attr: handle idmapped mounts"), as a struct mnt_idmap since
  * 6.3 (commit abf08576afe3 "fs: port vfs_*() helpers to struct mnt_idmap").

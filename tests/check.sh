@@ -2,24 +2,42 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make check: the test program natively on this machine's kernel (which
-# has fchmodat2: the oracle), then Debian 12's kernel in QEMU with the
-# module. Every TAP line counts; the last line is "N passed, N failed".
+# has fchmodat2: the oracle), then the kernel matrix in QEMU, one boot per
+# kernel. Every TAP line counts; prints a summary table and ends with
+# "N passed, N failed".
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
+# series | what the VM does | label
+matrix=(
+	"5.10|module|Debian 11"
+	"6.1|module|Debian 12"
+	"6.12|native|Debian 13"
+	"6.12-deb12|eval|Debian 12 6.12"
+)
+# F2_SERIES="6.1 5.10" narrows the matrix (for development).
+if [ -n "${F2_SERIES:-}" ]; then
+	for i in "${!matrix[@]}"; do
+		case " $F2_SERIES " in
+		*" ${matrix[$i]%%|*} "*) ;;
+		*) unset 'matrix[i]' ;;
+		esac
+	done
+fi
+
 pass=0 fail=0 skip=0
 rows=()
+row() { # kernel build load pass fail skip unload console
+	rows+=("$(printf '%-34s %-9s %-5s %5s %5s %5s %-6s %s' "$@")")
+}
 
-# add LABEL LOG RC: count LOG's TAP lines into the totals. A run that
-# failed (RC != 0) without any "not ok" line (a crash, a dead VM, a kernel
-# WARNING, no fchmodat2 at all) counts as one failure.
-add() {
-	local p f s
-
-	read -r p f s < <(f2_tap_count "$2")
-	[ "$3" != 0 ] && [ "$f" = 0 ] && f=1
+# count LOG RC: TAP lines of LOG into the totals; sets p f s. A run that
+# failed (RC != 0) without any "not ok" line (a crash, a dead VM, no
+# fchmodat2 at all) counts as one failure.
+count() {
+	read -r p f s < <(f2_tap_count "$1")
+	[ "$2" != 0 ] && [ "$f" = 0 ] && f=1
 	pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
-	rows+=("$(printf '%-34s %6d %6d %6d' "$1" "$p" "$f" "$s")")
 }
 
 echo "== native: $(uname -r) (the oracle)"
@@ -31,37 +49,79 @@ for bits in 64 32; do
 	"$prog" >"$log" 2>&1
 	rc=$?
 	grep -E '^not ok|^# Totals|fchmodat2' "$log" | tail -n 5
-	add "native $bits-bit" "$log" "$rc"
+	count "$log" "$rc"
+	row "native $(uname -r) $bits-bit" - - "$p" "$f" "$s" - -
 done
 
-echo "== VM: Debian 12 (6.1), module loaded"
-if f2_kernel 6.1; then
+# build_for MODE OUT: build what the guest of MODE needs; prints the build
+# column. The native mode checks that a plain build is refused.
+build_for() {
+	local mode=$1 out=$2
+
+	case $mode in
+	module)
+		f2_build_module "$out/module" >"$out/build.log" 2>&1 &&
+			f2_build_hog "$out/hog" >>"$out/build.log" 2>&1 ;;
+	eval)
+		f2_build_module "$out/module" F2_EVAL=1 >"$out/build.log" 2>&1 ;;
+	native)
+		! f2_build_module "$out/module" >"$out/build.log" 2>&1 &&
+			grep -q 'already has fchmodat2' "$out/build.log" &&
+			! grep -q 'error:' "$out/build.log" ;;
+	esac
+}
+
+for entry in "${matrix[@]}"; do
+	IFS='|' read -r series mode label <<<"$entry"
+	echo "== VM: $label ($series), $mode"
+	if ! f2_kernel "$series"; then
+		echo "cannot fetch the kernel of series $series"
+		fail=$((fail + 1))
+		row "$label ($series)" fetch-FAIL - - 1 - - -
+		continue
+	fi
 	out=$B/$ABI
 	mkdir -p "$out"
-	if f2_build_module "$out/module" && f2_build_hog "$out/hog"; then
-		f2_stage "$out/f2" "$top/tests/guest/check.sh" \
-			"$B/fchmodat2_test" "$B/fchmodat2_test32" \
-			"$B/unload_test" "$B/modload" "$out/module/fchmodat2.ko" \
-			"$out/hog/f2_hog.ko"
-		f2_boot "$out/f2" "$out/initrd.cpio.gz" "$out/console.log" \
-			-t 900
-		rc=$?
-		tr -d '\r' <"$out/console.log" |
-			grep -E '^not ok|^# Totals|WARNING:|BUG:|Oops'
-		add "VM $KREL" "$out/console.log" "$rc"
-	else
-		echo "module build against $KREL failed"
+	build=ok
+	[ "$mode" = native ] && build=refused
+	if ! build_for "$mode" "$out"; then
+		tail -n 20 "$out/build.log"
 		fail=$((fail + 1))
-		rows+=("$(printf '%-34s %6s %6d %6s' "VM $KREL: build" - 1 -)")
+		row "$label $KREL" "FAIL" - - 1 - - -
+		continue
 	fi
-else
-	echo "cannot fetch Debian 12's kernel"
-	fail=$((fail + 1))
-	rows+=("$(printf '%-34s %6s %6d %6s' "VM 6.1: fetch" - 1 -)")
-fi
+	[ "$mode" = native ] && grep -m 1 'already has fchmodat2' "$out/build.log"
+
+	files=("$B/fchmodat2_test" "$B/fchmodat2_test32" "$B/modload"
+	       "$top/tests/guest/steps.sh")
+	script=$top/tests/guest/native.sh
+	case $mode in
+	module)
+		script=$top/tests/guest/check.sh
+		files+=("$B/unload_test" "$out/module/fchmodat2.ko"
+			"$out/hog/f2_hog.ko") ;;
+	eval)
+		files+=("$out/module/fchmodat2.ko") ;;
+	esac
+	f2_stage "$out/f2" "$script" "${files[@]}"
+	f2_boot "$out/f2" "$out/initrd.cpio.gz" "$out/console.log" -t 900 \
+		>"$out/verdict"
+	rc=$?
+	cat "$out/verdict"
+	tr -d '\r' <"$out/console.log" |
+		grep -E '^not ok|^# Totals|WARNING:|BUG:|Oops'
+	count "$out/console.log" "$rc"
+	load=$(tr -d '\r' <"$out/console.log" | sed -n 's/^F2-RESULT load //p' | tail -n 1)
+	unload=$(tr -d '\r' <"$out/console.log" | sed -n 's/^F2-RESULT unload //p' | tail -n 1)
+	console=clean
+	grep -q 'kernel:' "$out/verdict" && console=DIRTY
+	grep -q 'harness: the kernel log is clean' "$out/console.log" || console=DIRTY
+	[ "$rc" = 2 ] && console="VM-DIED"
+	row "$label $KREL" "$build" "${load:--}" "$p" "$f" "$s" "${unload:--}" "$console"
+done
 
 echo
-printf '%-34s %6s %6s %6s\n' "where" pass fail skip
+printf '%-34s %-9s %-5s %5s %5s %5s %-6s %s\n' kernel build load pass fail skip unload console
 printf '%s\n' "${rows[@]}"
-echo "$((pass)) passed, $((fail)) failed"
+echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

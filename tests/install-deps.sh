@@ -6,7 +6,8 @@
 set -euo pipefail
 
 pkgs=(build-essential gcc-multilib libelf-dev bc bison flex kmod cpio
-      xz-utils zstd busybox-static qemu-system-x86 ca-certificates)
+      xz-utils zstd busybox-static qemu-system-x86 ca-certificates
+      dwarves)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||

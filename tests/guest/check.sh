@@ -5,27 +5,13 @@
 # programs in /f2. Every step prints a TAP line; the host counts them all.
 
 cd /f2 || exit 1
-steps=0
-failed=0
-step() { # step <0|1 as exit code> <description>
-	steps=$((steps + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $steps harness: $2"
-	else
-		echo "not ok $steps harness: $2"
-		failed=$((failed + 1))
-	fi
-}
-run() { # run <command...>: its output, and a TAP line for its exit code
-	"$@"
-	step $? "$*"
-}
+. ./steps.sh
 
 ./fchmodat2_test --probe | grep -q 'ENOSYS'
 step $? "452 returns ENOSYS before the module is loaded"
 
 insmod ./fchmodat2.ko
-step $? "insmod fchmodat2.ko"
+result load $? "insmod fchmodat2.ko"
 dmesg | grep -q 'fchmodat2: version [^ ]* loaded: system call 452 served through '
 step $? "the load prints one line with the version and the mechanism"
 ./fchmodat2_test --probe | grep -q 'available'
@@ -79,14 +65,7 @@ kill "$loop"
 ./fchmodat2_test --probe | grep -q 'ENOSYS'
 step $? "452 returns ENOSYS again after rmmod"
 ! grep -q '^fchmodat2 ' /proc/modules
-step $? "the module is unloaded"
+result unload $? "the module is unloaded"
 
-dmesg | grep -E 'WARNING:|BUG:|Oops|Call Trace|refcount_t|leak' && bad=1 || bad=0
-step $bad "the kernel log is clean: no warnings, bugs, oopses or leaks"
-# TAINT_OOT_MODULE (4096) and TAINT_UNSIGNED_MODULE (8192) only
-tainted=$(cat /proc/sys/kernel/tainted)
-[ $((tainted & ~12288)) = 0 ]
-step $? "no taint beyond out-of-tree and unsigned module (tainted=$tainted)"
-
-echo "# harness steps: $steps, failed: $failed"
-[ "$failed" = 0 ]
+kernel_log_checks
+finish

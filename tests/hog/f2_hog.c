@@ -7,6 +7,18 @@
  */
 #include <linux/module.h>
 #include <linux/ftrace.h>
+#include <linux/version.h>
+
+/*
+ * Callbacks get a struct ftrace_regs since 5.11 (commit d19ad0775dcd
+ * "ftrace: Have the callbacks receive a struct ftrace_regs instead of
+ * pt_regs"). Test-only code: the module proper keeps such tests in compat.h.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 11, 0)
+#define F2_HOG_REGS struct ftrace_regs
+#else
+#define F2_HOG_REGS struct pt_regs
+#endif
 
 static bool ipmodify = true;
 module_param(ipmodify, bool, 0444);
@@ -17,7 +29,7 @@ module_param(f2_hog_hits, ulong, 0444);
 
 static void notrace f2_hog_func(unsigned long ip, unsigned long parent_ip,
 				struct ftrace_ops *ops,
-				struct ftrace_regs *fregs)
+				F2_HOG_REGS *regs)
 {
 	f2_hog_hits++;
 }

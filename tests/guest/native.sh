@@ -1,0 +1,46 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Runs inside the VM guest on a kernel with native fchmodat2 (Debian 13's
+# 6.12): the test programs natively and, when an evaluation build of the
+# module (F2_EVAL=1) is in /f2, its refusal to load without takeover=1 and
+# the whole suite through it with takeover=1.
+
+cd /f2 || exit 1
+. ./steps.sh
+
+./fchmodat2_test --probe | grep -q 'available'
+step $? "452 is native on this kernel"
+echo "# 64-bit test program, native fchmodat2"
+run ./fchmodat2_test
+echo "# 32-bit test program, native fchmodat2"
+run ./fchmodat2_test32
+
+if [ -f fchmodat2.ko ]; then
+	dmesg -c >/dev/null
+	./modload ./fchmodat2.ko
+	[ $? = 1 ] && ! grep -q '^fchmodat2 ' /proc/modules
+	step $? "without takeover=1 the module refuses to load next to the native fchmodat2"
+	dmesg | grep 'fchmodat2: ' | grep -v 'taint' >/tmp/refusal
+	grep -q 'already implements fchmodat2' /tmp/refusal &&
+		[ "$(wc -l </tmp/refusal)" = 1 ]
+	step $? "the refusal is one clear log line: $(cat /tmp/refusal)"
+
+	./modload ./fchmodat2.ko takeover=1
+	result load $? "with takeover=1 the module loads and serves 452"
+	echo "# 64-bit test program, through the module"
+	run ./fchmodat2_test
+	echo "# 32-bit test program, through the module"
+	run ./fchmodat2_test32
+	served=$(cat /sys/module/fchmodat2/calls_served)
+	refused=$(cat /sys/module/fchmodat2/calls_refused)
+	[ "$served" -gt 100 ] && [ "$refused" -gt 100 ]
+	step $? "the module, not the kernel, answered: calls_served=$served calls_refused=$refused"
+	rmmod fchmodat2
+	result unload $? "rmmod fchmodat2"
+	./fchmodat2_test --probe | grep -q 'available'
+	step $? "452 is the kernel's own again"
+fi
+
+kernel_log_checks
+finish

@@ -1,0 +1,40 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Sourced by the guest scenarios: TAP lines for the harness's own steps,
+# and "F2-RESULT <what> ok|fail" lines for the host's summary table.
+
+steps=0
+failed=0
+step() { # step <exit code> <description>
+	steps=$((steps + 1))
+	if [ "$1" = 0 ]; then
+		echo "ok $steps harness: $2"
+	else
+		echo "not ok $steps harness: $2"
+		failed=$((failed + 1))
+	fi
+}
+run() { # run <command...>: its output, and a TAP line for its exit code
+	"$@"
+	step $? "$*"
+}
+result() { # result <load|unload> <exit code> <description>
+	step "$2" "$3"
+	if [ "$2" = 0 ]; then
+		echo "F2-RESULT $1 ok"
+	else
+		echo "F2-RESULT $1 fail"
+	fi
+}
+kernel_log_checks() {
+	dmesg | grep -E 'WARNING:|BUG:|Oops|Call Trace|refcount_t|leak' && bad=1 || bad=0
+	step $bad "the kernel log is clean: no warnings, bugs, oopses or leaks"
+	# TAINT_OOT_MODULE (4096) and TAINT_UNSIGNED_MODULE (8192) only
+	tainted=$(cat /proc/sys/kernel/tainted)
+	[ $((tainted & ~12288)) = 0 ]
+	step $? "no taint beyond out-of-tree and unsigned module (tainted=$tainted)"
+}
+finish() {
+	echo "# harness steps: $steps, failed: $failed"
+	[ "$failed" = 0 ]
+}

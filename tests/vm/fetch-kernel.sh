@@ -1,0 +1,244 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# fetch-kernel.sh SERIES [CACHE_DIR]
+#
+# Fetch the newest Debian amd64 kernel of SERIES and its build headers into
+# CACHE_DIR (default: <repo>/.cache/vm), without installing anything:
+#
+#   5.10        bullseye, bullseye-security                   (Debian 11)
+#   6.1         bookworm, bookworm-updates, bookworm-security (Debian 12)
+#   6.12        trixie, trixie-security                       (Debian 13)
+#   6.12-deb12  bookworm-security's linux-6.12 (built with gcc-12)
+#
+# A private apt state (CACHE_DIR/apt-SERIES) gets a sources list derived from
+# this machine's apt configuration and the Debian archive keyring; /etc/apt is
+# only read.  The packages are unpacked into CACHE_DIR/ABI/root and the headers
+# are made to work from there: make -C "$KDIR" M=... CC="$CC" modules.
+#
+# The last line printed is the path of CACHE_DIR/ABI/env, which defines
+#   SERIES ABI KREL VERSION  series, Debian ABI, uname -r, package version
+#   VMLINUZ                  the kernel to boot
+#   KDIR                     the headers build directory
+#   MODDIR                   lib/modules/KREL of the image (with modules.dep)
+#   HDR_CC                   the compiler the headers name (gcc-10, gcc-14, ...)
+#   CC                       HDR_CC if installed, else gcc.  5.10 builds fine
+#                            with gcc-12; trixie's 6.12 does not (its config
+#                            needs gcc-14 flags): use 6.12-deb12 to build.
+#                            6.12 headers ship vmlinux: modules get BTF, so
+#                            building needs pahole.
+#
+# The package indexes are refreshed when older than a day; F2_OFFLINE=1 never
+# touches the network.  Packages already in the cache are not fetched again.
+set -euo pipefail
+
+die() { echo "fetch-kernel.sh: $*" >&2; exit 1; }
+
+series=${1:-}
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+cache=${2:-$repo/.cache/vm}
+keyring=/usr/share/keyrings/debian-archive-keyring.gpg
+
+case $series in
+5.10)       suites="bullseye bullseye-security";  abi_re='5\.10\.0-[0-9]+' ;;
+6.1)        suites="bookworm bookworm-updates bookworm-security"
+            abi_re='6\.1\.0-[0-9]+' ;;
+6.12)       suites="trixie trixie-security";      abi_re='6\.12\.[0-9]+\+deb13[.0-9]*' ;;
+6.12-deb12) suites="bookworm bookworm-security";  abi_re='6\.12\.[0-9]+\+deb12[.0-9]*' ;;
+*) die "usage: fetch-kernel.sh 5.10|6.1|6.12|6.12-deb12 [CACHE_DIR]" ;;
+esac
+mkdir -p "$cache"
+cache=$(cd "$cache" && pwd)
+
+# "URI SUITE" for every deb source of this machine, deb822 and one-line style.
+machine_sources() {
+	local f
+	for f in /etc/apt/sources.list.d/*.sources; do
+		[ -e "$f" ] || continue
+		awk 'BEGIN { RS = ""; FS = "\n" }
+		{
+			types = uris = suites = ""; enabled = "yes"
+			for (i = 1; i <= NF; i++) {
+				if ($i ~ /^[ \t]*#/) continue
+				key = tolower($i); sub(/:.*/, "", key)
+				val = $i; sub(/^[^:]*:[ \t]*/, "", val)
+				if (key == "types") types = val
+				else if (key == "uris") uris = val
+				else if (key == "suites") suites = val
+				else if (key == "enabled") enabled = tolower(val)
+			}
+			if (enabled == "no" || (" " types " ") !~ / deb /) next
+			n = split(uris, u, /[ \t]+/); m = split(suites, s, /[ \t]+/)
+			for (a = 1; a <= n; a++)
+				for (b = 1; b <= m; b++) print u[a], s[b]
+		}' "$f"
+	done
+	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+		[ -e "$f" ] || continue
+		sed 's/#.*//' "$f" | awk '$1 == "deb" {
+			i = 2
+			if ($i ~ /^\[/) { while ($i !~ /\]$/ && i < NF) i++; i++ }
+			print $i, $(i + 1)
+		}'
+	done
+}
+
+# The Debian and Debian-security mirrors are the ones this machine uses for
+# its own release and its -security suite.
+codename=$(sed -n 's/^VERSION_CODENAME=//p' /etc/os-release)
+[ -n "$codename" ] || die "no VERSION_CODENAME in /etc/os-release"
+debian_uri=$(machine_sources | awk -v s="$codename" '$2 == s { print $1; exit }')
+security_uri=$(machine_sources | awk -v s="$codename-security" '$2 == s { print $1; exit }')
+[ -n "$debian_uri" ] || die "no apt source for suite $codename on this machine"
+[ -n "$security_uri" ] || die "no apt source for suite $codename-security on this machine"
+
+state=$cache/apt-$series
+mkdir -p "$state/lists/partial" "$state/cache/archives/partial"
+# One run per series at a time (apt locks, half-unpacked trees).
+exec 9>"$state/lock"
+flock 9
+: >"$state/status"
+for s in $suites; do
+	case $s in
+	*-security) uri=$security_uri ;;
+	*)          uri=$debian_uri ;;
+	esac
+	echo "deb [signed-by=$keyring] $uri $s main"
+done >"$state/sources.list.new"
+# A changed source list (new mirror) invalidates the indexes.
+if ! cmp -s "$state/sources.list.new" "$state/sources.list"; then
+	mv "$state/sources.list.new" "$state/sources.list"
+	rm -f "$state/updated"
+else
+	rm -f "$state/sources.list.new"
+fi
+
+apt_opts=(
+	-o "Dir::Etc::SourceList=$state/sources.list"
+	-o Dir::Etc::SourceParts=/dev/null
+	-o Dir::Etc::Preferences=/dev/null
+	-o Dir::Etc::PreferencesParts=/dev/null
+	-o "Dir::State::Lists=$state/lists"
+	-o "Dir::State::status=$state/status"
+	-o "Dir::Cache=$state/cache"
+	-o APT::Architecture=amd64
+	-o APT::Architectures=amd64
+	-o quiet=1
+)
+
+if [ "${F2_OFFLINE:-0}" = 1 ]; then
+	[ -e "$state/updated" ] || die "F2_OFFLINE=1 but no package indexes in $state"
+elif [ -z "$(find "$state/updated" -mmin -1440 2>/dev/null)" ]; then
+	echo "fetch-kernel.sh: apt-get update ($suites)" >&2
+	rc=0
+	apt-get "${apt_opts[@]}" update >"$state/update.log" 2>&1 || rc=$?
+	if grep -Eq 'NO_PUBKEY|EXPKEYSIG|BADSIG|GPG error|not signed|signatures? (was|were) invalid' \
+		"$state/update.log"; then
+		cat "$state/update.log" >&2
+		die "a suite's signature could not be verified with $keyring" \
+			"(verification stays enabled: update the keyring)"
+	fi
+	if [ "$rc" -ne 0 ] || grep -q '^[WE]: Failed to fetch' "$state/update.log"; then
+		cat "$state/update.log" >&2
+		die "apt-get update failed for $suites"
+	fi
+	touch "$state/updated"
+fi
+
+abi=$(apt-cache "${apt_opts[@]}" search --names-only "^linux-image-$abi_re-amd64-unsigned\$" |
+	sed -E 's/^linux-image-(.*)-amd64-unsigned .*/\1/' | sort -V | tail -n 1)
+[ -n "$abi" ] || die "no linux-image-*-amd64-unsigned of series $series in $suites"
+krel=$abi-amd64
+dir=$cache/$abi
+# Reuse the tree unless something removed part of it: "make M=<repo> clean"
+# deletes every *.ko and modules.order below the repo, this cache included.
+intact() {
+	# shellcheck disable=SC1091,SC2153 # the env file sets KDIR, MODDIR
+	[ -e "$dir/env" ] && (. "$dir/env" && [ -s "$VMLINUZ" ] &&
+		[ -e "$KDIR/Makefile" ] && [ -e "$MODDIR/modules.order" ] &&
+		[ -n "$(find "$MODDIR" -name '*.ko*' -print -quit)" ])
+}
+if intact; then
+	echo "$dir/env"
+	exit 0
+fi
+rm -f "$dir/env"
+
+# Everything at the image's version, so the four packages always match.
+pkg_field() {
+	apt-cache "${apt_opts[@]}" show --no-all-versions "$1" | sed -n "s/^$2: //p"
+}
+version=$(pkg_field "linux-image-$krel-unsigned" Version)
+deps=$(pkg_field "linux-headers-$krel=$version" Depends)
+common=$(grep -o 'linux-headers-[^ ,]*-common' <<<"$deps" | head -n 1)
+kbuild=$(grep -o 'linux-kbuild-[^ ,]*' <<<"$deps" | head -n 1)
+if [ -z "$common" ] || [ -z "$kbuild" ]; then
+	die "cannot parse Depends of linux-headers-$krel: $deps"
+fi
+
+mkdir -p "$dir/debs"
+want=()
+for p in "linux-image-$krel-unsigned" "linux-headers-$krel" "$common" "$kbuild"; do
+	compgen -G "$dir/debs/${p}_*.deb" >/dev/null || want+=("$p=$version")
+done
+if [ "${#want[@]}" -gt 0 ]; then
+	[ "${F2_OFFLINE:-0}" != 1 ] || die "F2_OFFLINE=1 but not cached: ${want[*]}"
+	echo "fetch-kernel.sh: downloading ${want[*]}" >&2
+	dl=$(mktemp -d "$dir/dl.XXXXXX")
+	# apt downloads as _apt when it can write the target directory.
+	if [ "$(id -u)" = 0 ] && id _apt >/dev/null 2>&1; then
+		chown _apt "$dl"
+	fi
+	(cd "$dl" && apt-get "${apt_opts[@]}" download "${want[@]}") >&2
+	mv "$dl"/*.deb "$dir/debs/"
+	rmdir "$dl"
+fi
+
+root=$dir/root
+rm -rf "$root"
+for deb in "$dir"/debs/*.deb; do
+	dpkg-deb -x "$deb" "$root"
+done
+
+# The headers name /usr/src and /lib/modules by absolute path: point those
+# links into the cache (relative, so it can move) and have the arch Makefile
+# include the -common Makefile that sits next to it.
+while IFS= read -r link; do
+	target=$(readlink "$link")
+	ln -sfn "$(realpath -m --relative-to="$(dirname "$link")" "$root$target")" "$link"
+done < <(find "$root" -type l -lname '/*')
+kdir=$root/usr/src/linux-headers-$krel
+# shellcheck disable=SC2016 # $(...) is make's, not the shell's
+sed -i -E 's#^include /usr/src/([^/]+)/Makefile$#include $(dir $(lastword $(MAKEFILE_LIST)))../\1/Makefile#' \
+	"$kdir/Makefile"
+if grep -q '^include /' "$kdir/Makefile"; then
+	die "unexpected absolute include in $kdir/Makefile"
+fi
+
+moddir=$root/lib/modules/$krel
+[ -d "$moddir" ] || moddir=$root/usr/lib/modules/$krel
+[ -d "$moddir" ] || die "no lib/modules/$krel in linux-image-$krel-unsigned"
+# modules.dep is made at install time; depmod -b only knows BASE/lib/modules.
+depmod -b "${moddir%/lib/modules/*}" "$krel"
+
+hdr_cc=$(sed -n 's/^CC = .*\(gcc-[0-9][0-9]*\)$/\1/p' "$kdir/.kernelvariables")
+cc=gcc
+if [ -n "$hdr_cc" ] && command -v "$hdr_cc" >/dev/null; then
+	cc=$hdr_cc
+fi
+
+{
+	echo "# generated by tests/vm/fetch-kernel.sh $series"
+	printf '%s=%q\n' SERIES "$series" ABI "$abi" KREL "$krel" VERSION "$version" \
+		VMLINUZ "$root/boot/vmlinuz-$krel" KDIR "$kdir" MODDIR "$moddir" \
+		HDR_CC "$hdr_cc" CC "$cc"
+} >"$dir/env.new"
+mv "$dir/env.new" "$dir/env"
+
+# Older ABIs of the series are gone from the mirror anyway: free their space.
+for env in "$cache"/*/env; do
+	if [ "$env" != "$dir/env" ] && grep -qx "SERIES=$series" "$env"; then
+		rm -rf "$(dirname "$env")"
+	fi
+done
+echo "$dir/env"

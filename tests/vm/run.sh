@@ -1,0 +1,104 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# run.sh [options] -k VMLINUZ -i INITRD -l CONSOLE_LOG [-- QEMU_ARG...]
+#
+# Boot one QEMU (TCG) guest on an initramfs made by mkinitramfs.sh, whose
+# /init runs /f2/guest.sh and reports its exit code on a second serial port,
+# the status channel, kept next to the console log as CONSOLE_LOG.status.
+#
+#   -k FILE     kernel to boot (VMLINUZ of fetch-kernel.sh's env)
+#   -i FILE     initramfs
+#   -l FILE     console log to write (kept: it is the run's artifact)
+#   -t SECONDS  wall-clock timeout (default 600)
+#   -m MIB      guest memory (default 1024)
+#   -s CPUS     guest CPUs (default 2, or 1 with -c)
+#   -c          deterministic guest time: -icount shift=0,sleep=off (benchmarks);
+#               one CPU, as QEMU 7.2 hangs starting a second one under icount
+#   -a ARGS     extra kernel command line
+#   -L LEVEL    kernel console loglevel (default 5: warnings and worse); /init
+#               also sends the whole kernel log to the status channel
+#   -- ...      passed to QEMU as is (drives, ...)
+#
+# Exit status, with a one-line verdict on stdout:
+#   0  guest.sh exited 0 and the console is clean
+#   1  guest.sh exited non-zero, or a kernel (timestamped) line of the console
+#      or of the kernel log shows WARNING:, BUG:, kernel BUG at, Oops,
+#      Call Trace or Kernel panic, even if that killed the guest (oops=panic
+#      panic=-1 -no-reboot)
+#   2  the VM timed out or died without reporting a status
+set -euo pipefail
+
+die() { echo "run.sh: $*" >&2; exit 2; }
+usage() { die "usage: run.sh [-t SEC] [-m MIB] [-s CPUS] [-c] [-a ARGS] [-L LEVEL] -k VMLINUZ -i INITRD -l LOG [-- QEMU_ARG...]"; }
+
+kernel='' initrd='' log='' append=''
+timeout=600 mem=1024 cpus='' loglevel=5 icount=()
+while getopts k:i:l:t:m:s:ca:L: opt; do
+	case $opt in
+	k) kernel=$OPTARG ;;
+	i) initrd=$OPTARG ;;
+	l) log=$OPTARG ;;
+	t) timeout=$OPTARG ;;
+	m) mem=$OPTARG ;;
+	s) cpus=$OPTARG ;;
+	c) icount=(-icount 'shift=0,sleep=off') ;;
+	a) append=$OPTARG ;;
+	L) loglevel=$OPTARG ;;
+	*) usage ;;
+	esac
+done
+shift $((OPTIND - 1))
+if [ -z "$kernel" ] || [ -z "$initrd" ] || [ -z "$log" ]; then
+	usage
+fi
+[ -r "$kernel" ] || die "cannot read kernel $kernel"
+[ -r "$initrd" ] || die "cannot read initramfs $initrd"
+
+if [ -z "$cpus" ]; then
+	cpus=$((${#icount[@]} ? 1 : 2))
+fi
+status=${log%.log}.status
+rm -f "$log" "$status"
+
+start=$SECONDS
+rc=0
+timeout -k 10 "$timeout" qemu-system-x86_64 \
+	-accel tcg -cpu max -m "$mem" -smp "$cpus" "${icount[@]}" \
+	-kernel "$kernel" -initrd "$initrd" \
+	-append "console=ttyS0 panic=-1 oops=panic loglevel=$loglevel $append" \
+	-display none -monitor none -no-reboot \
+	-serial "file:$log" -serial "file:$status" \
+	"$@" </dev/null || rc=$?
+elapsed=$((SECONDS - start))
+
+touch "$log" "$status"
+guest_rc=$(sed -n 's/^F2-STATUS \([0-9]*\).*/\1/p' "$status" | tail -n 1)
+# Only kernel lines (timestamped) count, so guest.sh may print these words;
+# the status channel has the whole kernel log, whatever the console loglevel.
+kernel_bug=$(cat "$log" "$status" | tr -d '\r' |
+	grep -m 1 -E '\[ *[0-9]+\.[0-9]+\] .*(WARNING:|BUG:|kernel BUG at|Oops|Call Trace|Kernel panic)' || true)
+
+if [ -n "$kernel_bug" ]; then
+	verdict=1 why="kernel: $kernel_bug"
+elif [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+	verdict=2 why="timed out after ${timeout}s"
+elif [ -z "$guest_rc" ]; then
+	if grep -q '^F2-INIT' "$status"; then
+		verdict=2 why="VM died during guest.sh (qemu exit $rc)"
+	else
+		verdict=2 why="VM died before /init ran (qemu exit $rc)"
+	fi
+elif [ "$guest_rc" -ne 0 ]; then
+	verdict=1 why="guest.sh exited $guest_rc"
+else
+	verdict=0 why="guest.sh exited 0"
+fi
+
+echo "console log: $log"
+case $verdict in
+0) echo "verdict: PASS ($why, ${elapsed}s)" ;;
+1) echo "verdict: FAIL ($why, ${elapsed}s)" ;;
+2) echo "verdict: ERROR ($why, ${elapsed}s)" ;;
+esac
+exit "$verdict"
