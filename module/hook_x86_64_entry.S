@@ -28,8 +28,15 @@ SYM_FUNC_START(f2_x86_trace_enter_tramp)
 	/* (%rsp): syscall_trace_enter() past its fentry site */
 	incq	PER_CPU_VAR(f2_x86_inflight)
 	popq	%r11
+	/*
+	 * The stack is now the traced function's at its entry, and stays so
+	 * for the unwinder while the rest of it runs with .Lf2_cont below as
+	 * its return address.
+	 */
+	UNWIND_HINT_FUNC
 	ANNOTATE_INTRA_FUNCTION_CALL
 	call	.Lf2_enter_body
+.Lf2_cont:
 	UNWIND_HINT_FUNC
 	/* %rax: the number to dispatch; only its low 32 bits count */
 	movl	%eax, %r11d

@@ -53,21 +53,40 @@ for bits in 64 32; do
 	row "native $(uname -r) $bits-bit" - - "$p" "$f" "$s" - -
 done
 
-# build_for MODE OUT: build what the guest of MODE needs; prints the build
-# column. The native mode checks that a plain build is refused.
+echo "== Debian package"
+mkdir -p "$B"
+"$top/tests/package.sh" >"$B/package.tap" 2>&1
+rc=$?
+grep -E '^not ok' "$B/package.tap"
+count "$B/package.tap" "$rc"
+row "Debian package fchmodat2-dkms" "$([ "$rc" = 0 ] && echo ok || echo FAIL)" - "$p" "$f" "$s" - -
+
+# dkms_excluded OUT: DKMS must skip this kernel (BUILD_EXCLUSIVE_KERNEL:
+# dkms exits 77 and says so).
+dkms_excluded() {
+	f2_dkms_build "$1/dkms"
+	[ $? = 77 ] && grep -q 'BUILD_EXCLUSIVE' "$1/dkms/dkms.log"
+}
+
+# build_for MODE OUT: build what the guest of MODE needs, the way users
+# do (make KDIR=..., and DKMS), into OUT/build.log.
 build_for() {
 	local mode=$1 out=$2
 
 	case $mode in
 	module)
-		f2_build_module "$out/module" >"$out/build.log" 2>&1 &&
-			f2_build_hog "$out/hog" >>"$out/build.log" 2>&1 ;;
+		# The guest loads the module DKMS built.
+		f2_build_module "$out/module" &&
+			f2_dkms_build "$out/dkms" &&
+			f2_build_hog "$out/hog" ;;
 	eval)
-		f2_build_module "$out/module" F2_EVAL=1 >"$out/build.log" 2>&1 ;;
+		f2_build_module "$out/module" F2_EVAL=1 &&
+			dkms_excluded "$out" ;;
 	native)
-		! f2_build_module "$out/module" >"$out/build.log" 2>&1 &&
+		! f2_build_module "$out/module" &&
 			grep -q 'already has fchmodat2' "$out/build.log" &&
-			! grep -q 'error:' "$out/build.log" ;;
+			! grep -q 'error:' "$out/build.log" &&
+			dkms_excluded "$out" ;;
 	esac
 }
 
@@ -82,15 +101,19 @@ for entry in "${matrix[@]}"; do
 	fi
 	out=$B/$ABI
 	mkdir -p "$out"
-	build=ok
-	[ "$mode" = native ] && build=refused
-	if ! build_for "$mode" "$out"; then
-		tail -n 20 "$out/build.log"
+	case $mode in
+	module) build=make+dkms ;;
+	eval) build=F2_EVAL ;;
+	native) build=refused ;;
+	esac
+	if ! build_for "$mode" "$out" >"$out/build.log" 2>&1; then
+		tail -n 20 "$out/build.log" "$out"/dkms/dkms.log
 		fail=$((fail + 1))
 		row "$label $KREL" "FAIL" - - 1 - - -
 		continue
 	fi
-	[ "$mode" = native ] && grep -m 1 'already has fchmodat2' "$out/build.log"
+	grep -h -m 1 -e 'already has fchmodat2' -e 'BUILD_EXCLUSIVE directive' \
+		"$out/build.log" "$out/dkms/dkms.log" 2>/dev/null
 
 	files=("$B/fchmodat2_test" "$B/fchmodat2_test32" "$B/modload"
 	       "$top/tests/guest/steps.sh")
@@ -98,7 +121,7 @@ for entry in "${matrix[@]}"; do
 	case $mode in
 	module)
 		script=$top/tests/guest/check.sh
-		files+=("$B/unload_test" "$out/module/fchmodat2.ko"
+		files+=("$B/unload_test" "$out/dkms/fchmodat2.ko"
 			"$out/hog/f2_hog.ko") ;;
 	eval)
 		files+=("$out/module/fchmodat2.ko") ;;

@@ -7,7 +7,7 @@ set -euo pipefail
 
 pkgs=(build-essential gcc-multilib libelf-dev bc bison flex kmod cpio
       xz-utils zstd busybox-static qemu-system-x86 ca-certificates
-      dwarves)
+      dwarves dkms dh-dkms debhelper dpkg-dev fakeroot)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||

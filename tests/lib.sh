@@ -18,17 +18,55 @@ f2_kernel() {
 	. "$env"
 }
 
-# f2_build_module DIR [KBUILD_VAR...]: build fchmodat2.ko against $KDIR from a
-# copy of the sources in DIR (one copy per kernel: kbuild builds in place).
+# f2_sources DIR: a clean copy of what builds the module (what DKMS and
+# the Debian package ship), one copy per kernel: kbuild builds in place.
+f2_sources() {
+	rm -rf "$1"
+	mkdir -p "$1"
+	cp -a "$top/Kbuild" "$top/Makefile" "$top/dkms.conf" "$top/module" "$1/"
+	rm -f "$1"/module/*.o "$1"/module/.*.cmd
+}
+
+# f2_build_module DIR [MAKE_VAR...]: build fchmodat2.ko against $KDIR the
+# way README tells users to (make KDIR=... CC=...), in a copy in DIR.
 f2_build_module() {
 	local dir=$1
 
 	shift
+	f2_sources "$dir"
+	make -s -C "$dir" KDIR="$KDIR" CC="$CC" "$@" module
+}
+
+f2_version() {
+	sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$top/dkms.conf"
+}
+
+# f2_dkms_build DIR: "dkms add" and "dkms build" for $KREL against $KDIR,
+# in a private DKMS tree under DIR (the machine's own DKMS state is not
+# touched). Prints dkms's exit status' meaning; the module, if built, is
+# DIR/fchmodat2.ko.
+f2_dkms_build() {
+	local dir=$1 ver src tree rc ko
+
+	ver=$(f2_version)
+	src=$dir/src tree=$dir/tree
 	rm -rf "$dir"
-	mkdir -p "$dir"
-	cp -a "$top/Kbuild" "$top/dkms.conf" "$top/module" "$dir/"
-	rm -f "$dir"/module/*.o "$dir"/module/.*.cmd
-	make -s -C "$KDIR" M="$dir" CC="$CC" "$@" modules
+	mkdir -p "$src" "$tree" "$dir/bin"
+	f2_sources "$src/fchmodat2-$ver"
+	# Debian 11's headers name gcc-10, which Debian 12 lacks; its gcc
+	# builds a module that loads and works (as make KDIR= CC=gcc does).
+	if ! command -v "$HDR_CC" >/dev/null; then
+		ln -s "$(command -v gcc)" "$dir/bin/$HDR_CC"
+	fi
+	dkms add --sourcetree "$src" --dkmstree "$tree" \
+		-m fchmodat2 -v "$ver" >"$dir/dkms.log" 2>&1 || return 1
+	PATH=$dir/bin:$PATH dkms build --sourcetree "$src" --dkmstree "$tree" \
+		-m fchmodat2 -v "$ver" -k "$KREL" --kernelsourcedir "$KDIR" \
+		>>"$dir/dkms.log" 2>&1
+	rc=$?
+	ko=$tree/fchmodat2/$ver/$KREL/$(uname -m)/module/fchmodat2.ko
+	[ "$rc" = 0 ] && [ -f "$ko" ] && cp "$ko" "$dir/fchmodat2.ko"
+	return "$rc"
 }
 
 # f2_build_hog DIR: the test-only ftrace user (tests/hog) for the guest.

@@ -114,6 +114,31 @@ static int mode_of(const char *path)
 	return stat(path, &st) ? -1 : (int)st.st_mode;
 }
 
+/*
+ * The kernel stack of a task stopped inside the trampoline unwinds through
+ * it to the system call entry (livepatch transitions, /proc/PID/stack and
+ * lockup reports rely on that).
+ */
+static void check_stack(pid_t pid)
+{
+	char path[64], buf[4096];
+	ssize_t n = -1;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stack", (int)pid);
+	fd = open(path, O_RDONLY);
+	if (fd >= 0) {
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+	}
+	buf[n > 0 ? n : 0] = 0;
+	result(n > 0 && strstr(buf, "f2_x86_trace_enter_tramp") &&
+	       strstr(buf, "do_syscall_64"),
+	       "the stopped task's kernel stack unwinds through the trampoline to do_syscall_64");
+	if (!strstr(buf, "do_syscall_64"))
+		diag("%s%ld", buf, 0);
+}
+
 static void test_ptrace(void)
 {
 	struct user_regs_struct regs;
@@ -139,6 +164,7 @@ static void test_ptrace(void)
 	       regs.orig_rax == __NR_fchmodat2,
 	       "tracee stopped at the entry of 452");
 
+	check_stack(child);
 	rmmod = start_rmmod();
 	check_rmmod_waits(rmmod);
 
@@ -251,7 +277,7 @@ int main(int argc, char **argv)
 		return test_loop();
 	printf("TAP version 13\n");
 	if (!strcmp(argv[1], "ptrace")) {
-		printf("1..8\n");
+		printf("1..9\n");
 		test_ptrace();
 	} else if (!strcmp(argv[1], "uffd")) {
 		printf("1..7\n");
