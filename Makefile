@@ -28,13 +28,16 @@ all: module
 module:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) $(KBUILD_VARS) modules
 
+# INSTALL_MOD_PATH=<dir> installs below <dir> instead of / (packaging).
+DEPMOD := depmod -a $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH))
+
 install: module
 	$(MAKE) -C $(KDIR) M=$(CURDIR) $(KBUILD_VARS) INSTALL_MOD_DIR=updates modules_install
-	depmod -a $(KVER)
+	$(DEPMOD) $(KVER)
 
 uninstall:
-	rm -f /lib/modules/$(KVER)/updates/fchmodat2.ko*
-	depmod -a $(KVER)
+	rm -f $(INSTALL_MOD_PATH)/lib/modules/$(KVER)/updates/fchmodat2.ko*
+	$(DEPMOD) $(KVER)
 
 tests: $(TESTS)
 

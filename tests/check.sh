@@ -68,6 +68,24 @@ dkms_excluded() {
 	[ $? = 77 ] && grep -q 'BUILD_EXCLUSIVE' "$1/dkms/dkms.log"
 }
 
+# install_check OUT: TAP lines for "make install" and "make uninstall" of
+# the module built in OUT/module, into a scratch root (INSTALL_MOD_PATH).
+install_check() {
+	local root=$1/inst dir=$1/inst/lib/modules/$KREL
+
+	rm -rf "$root"
+	make -s -C "$1/module" KDIR="$KDIR" KVER="$KREL" CC="$CC" \
+		INSTALL_MOD_PATH="$root" install >"$1/install.log" 2>&1 &&
+		[ -f "$dir/updates/fchmodat2.ko" ] &&
+		grep -q '^updates/fchmodat2.ko:' "$dir/modules.dep"
+	echo "$([ $? = 0 ] || echo 'not ')ok 1 make install: updates/fchmodat2.ko, in modules.dep"
+	make -s -C "$1/module" KVER="$KREL" INSTALL_MOD_PATH="$root" \
+		uninstall >>"$1/install.log" 2>&1 &&
+		[ ! -e "$dir/updates/fchmodat2.ko" ] &&
+		! grep -q 'fchmodat2' "$dir/modules.dep"
+	echo "$([ $? = 0 ] || echo 'not ')ok 2 make uninstall: gone, and from modules.dep"
+}
+
 # build_for MODE OUT: build what the guest of MODE needs, the way users
 # do (make KDIR=..., and DKMS), into OUT/build.log.
 build_for() {
@@ -126,6 +144,12 @@ for entry in "${matrix[@]}"; do
 	eval)
 		files+=("$out/module/fchmodat2.ko") ;;
 	esac
+	if [ "$mode" = module ]; then
+		install_check "$out" >"$out/install.tap"
+		grep '^not ok' "$out/install.tap"
+		count "$out/install.tap" 0
+		row "$label $KREL: make install" "$([ "$f" = 0 ] && echo ok || echo FAIL)" - "$p" "$f" "$s" - -
+	fi
 	f2_stage "$out/f2" "$script" "${files[@]}"
 	f2_boot "$out/f2" "$out/initrd.cpio.gz" "$out/console.log" -t 900 \
 		>"$out/verdict"
