@@ -13,7 +13,7 @@ matrix=(
 	"5.10|module|Debian 11"
 	"6.1|module|Debian 12"
 	"6.12|native|Debian 13"
-	"6.12-deb12|eval|Debian 12 6.12"
+	"6.12-deb12|eval|Debian 12 (6.12)"
 )
 # F2_SERIES="6.1 5.10" narrows the matrix (for development).
 if [ -n "${F2_SERIES:-}" ]; then
@@ -84,6 +84,11 @@ install_check() {
 		[ ! -e "$dir/updates/fchmodat2.ko" ] &&
 		! grep -q 'fchmodat2' "$dir/modules.dep"
 	echo "$([ $? = 0 ] || echo 'not ')ok 2 make uninstall: gone, and from modules.dep"
+	local ko=$1/module/fchmodat2.ko
+	[ "$(modinfo -F license "$ko")" = GPL ] &&
+		[ "$(modinfo -F version "$ko")" = "$(f2_version)" ] &&
+		[ -n "$(modinfo -F description "$ko")" ]
+	echo "$([ $? = 0 ] || echo 'not ')ok 3 modinfo: license GPL, version $(f2_version), a description"
 }
 
 # build_for MODE OUT: build what the guest of MODE needs, the way users

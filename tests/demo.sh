@@ -14,7 +14,8 @@ echo "Fetching Debian 12's newest kernel (cached after the first time)..."
 f2_kernel 6.1 || exit 1
 out=$B/$ABI
 echo "Building fchmodat2.ko for $KREL..."
-f2_build_module "$out/module" || exit 1
+f2_build_module "$out/module" >"$out/demo-build.log" 2>&1 ||
+	{ cat "$out/demo-build.log"; exit 1; }
 f2_stage "$out/demo" "$top/tests/guest/demo.sh" "$B/f2call" \
 	"$out/module/fchmodat2.ko"
 echo "Booting $KREL in QEMU (about 15 seconds)..."
