@@ -21,7 +21,7 @@ TEST_CFLAGS := -O2 -Wall -Wextra -Werror -static -pthread
 TESTS := $(B)/fchmodat2_test $(B)/fchmodat2_test32 $(B)/bench $(B)/unload_test \
 	 $(B)/f2call $(B)/modload
 
-.PHONY: all module tests install uninstall check demo bench clean
+.PHONY: all module tests tests-arm64 install uninstall check demo bench clean
 
 all: module
 
@@ -49,7 +49,22 @@ $(B)/%: tests/%.c
 	@mkdir -p $(B)
 	gcc $(TEST_CFLAGS) -o $@ $<
 
-check: tests
+# The same programs for the arm64 guest: AArch64, and AArch32 for the
+# 32-bit compat ABI.
+ARM64_TESTS := $(addprefix $(B)/arm64/,fchmodat2_test fchmodat2_test32 \
+		unload_test modload bench)
+
+tests-arm64: $(ARM64_TESTS)
+
+$(B)/arm64/fchmodat2_test32: tests/fchmodat2_test.c
+	@mkdir -p $(B)/arm64
+	arm-linux-gnueabihf-gcc $(TEST_CFLAGS) -o $@ $<
+
+$(B)/arm64/%: tests/%.c
+	@mkdir -p $(B)/arm64
+	aarch64-linux-gnu-gcc $(TEST_CFLAGS) -o $@ $<
+
+check: tests tests-arm64
 	tests/check.sh
 
 demo:

@@ -27,10 +27,7 @@
 #error "fchmodat2: this kernel already implements fchmodat2 (Linux 6.6+): the module is not needed (build with F2_EVAL=1 to compare it with the native implementation)"
 #endif
 
-#if !defined(CONFIG_X86_64)
-#error "fchmodat2: unsupported architecture: this module supports x86_64"
-#endif
-
+#if defined(CONFIG_X86_64)
 /*
  * The x86_64 mechanism: the generic entry code (x86 since 5.9, commit
  * 27d6b4d14f5c "x86/entry: Use generic syscall entry function") and
@@ -42,6 +39,19 @@
 #endif
 #ifndef CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS
 #error "fchmodat2: unsupported kernel configuration: CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS is required"
+#endif
+#elif defined(CONFIG_ARM64)
+/*
+ * The arm64 mechanism: an IP-modifying ftrace hook that sets the saved PC.
+ * arm64 moved from DYNAMIC_FTRACE_WITH_REGS to WITH_ARGS in 6.2 (commit
+ * 26299b3f6ba2 "ftrace: arm64: move from REGS to ARGS"), where the saved
+ * pt_regs are not available: only kernels with WITH_REGS are supported.
+ */
+#ifndef CONFIG_DYNAMIC_FTRACE_WITH_REGS
+#error "fchmodat2: unsupported kernel configuration: arm64 needs CONFIG_DYNAMIC_FTRACE_WITH_REGS (Linux 5.10 to 6.1)"
+#endif
+#else
+#error "fchmodat2: unsupported architecture: this module supports x86_64 and arm64"
 #endif
 #ifndef CONFIG_KPROBES
 #error "fchmodat2: unsupported kernel configuration: CONFIG_KPROBES is required (symbol lookup)"
@@ -94,6 +104,7 @@ static inline int f2_notify_change(const struct path *path,
  * _ftrace_direct API" and commit da8bdfbd4223 "ftrace: Rename
  * _ftrace_direct_multi APIs to _ftrace_direct APIs"); before, by address.
  */
+#ifdef CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS
 #if F2_KERNEL_AT_LEAST(6, 5)
 #define F2_HAVE_FTRACE_DIRECT_OPS 1
 #endif
@@ -126,6 +137,7 @@ static inline void f2_unregister_ftrace_direct(struct ftrace_ops *ops,
 	unregister_ftrace_direct(ip, addr);
 #endif
 }
+#endif /* CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS */
 
 #endif /* !__ASSEMBLY__ */
 #endif /* F2_COMPAT_H */

@@ -14,6 +14,7 @@ matrix=(
 	"6.1|module|Debian 12"
 	"6.12|native|Debian 13"
 	"6.12-deb12|eval|Debian 12 (6.12)"
+	"6.1-arm64|module|Debian 12 arm64"
 )
 # F2_SERIES="6.1 5.10" narrows the matrix (for development).
 if [ -n "${F2_SERIES:-}" ]; then
@@ -75,6 +76,7 @@ install_check() {
 
 	rm -rf "$root"
 	make -s -C "$1/module" KDIR="$KDIR" KVER="$KREL" CC="$CC" \
+		${ARCH:+ARCH=$ARCH} ${CROSS_COMPILE:+CROSS_COMPILE=$CROSS_COMPILE} \
 		INSTALL_MOD_PATH="$root" install >"$1/install.log" 2>&1 &&
 		[ -f "$dir/updates/fchmodat2.ko" ] &&
 		grep -q '^updates/fchmodat2.ko:' "$dir/modules.dep"
@@ -123,6 +125,7 @@ for entry in "${matrix[@]}"; do
 		continue
 	fi
 	out=$B/$ABI
+	[ "$DEBARCH" = amd64 ] || out=$B/$ABI-$DEBARCH
 	mkdir -p "$out"
 	case $mode in
 	module) build=make+dkms ;;
@@ -138,13 +141,15 @@ for entry in "${matrix[@]}"; do
 	grep -h -m 1 -e 'already has fchmodat2' -e 'BUILD_EXCLUSIVE directive' \
 		"$out/build.log" "$out/dkms/dkms.log" 2>/dev/null
 
-	files=("$B/fchmodat2_test" "$B/fchmodat2_test32" "$B/modload"
+	bin=$B
+	[ "$DEBARCH" = arm64 ] && bin=$B/arm64
+	files=("$bin/fchmodat2_test" "$bin/fchmodat2_test32" "$bin/modload"
 	       "$top/tests/guest/steps.sh")
 	script=$top/tests/guest/native.sh
 	case $mode in
 	module)
 		script=$top/tests/guest/check.sh
-		files+=("$B/unload_test" "$out/dkms/fchmodat2.ko"
+		files+=("$bin/unload_test" "$out/dkms/fchmodat2.ko"
 			"$out/hog/f2_hog.ko") ;;
 	eval)
 		files+=("$out/module/fchmodat2.ko") ;;

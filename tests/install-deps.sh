@@ -7,7 +7,9 @@ set -euo pipefail
 
 pkgs=(build-essential gcc-multilib libelf-dev bc bison flex kmod cpio
       xz-utils zstd busybox-static qemu-system-x86 ca-certificates
-      dwarves dkms dh-dkms debhelper dpkg-dev fakeroot)
+      dwarves dkms dh-dkms debhelper dpkg-dev fakeroot
+      gcc-aarch64-linux-gnu libc6-dev-arm64-cross gcc-arm-linux-gnueabihf
+      libc6-dev-armhf-cross qemu-system-arm)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||

@@ -14,8 +14,11 @@ f2_kernel() {
 
 	env=$("$top/tests/vm/fetch-kernel.sh" "$1" | tail -n 1) || return 1
 	[ -r "$env" ] || return 1
+	# Older env files lack the cross-building variables: none left over.
+	ARCH='' CROSS_COMPILE='' BUSYBOX='' DEBARCH=amd64
 	# shellcheck disable=SC1090
 	. "$env"
+	export BUSYBOX
 }
 
 # f2_sources DIR: a clean copy of what builds the module (what DKMS and
@@ -34,7 +37,8 @@ f2_build_module() {
 
 	shift
 	f2_sources "$dir"
-	make -s -C "$dir" KDIR="$KDIR" CC="$CC" "$@" module
+	make -s -C "$dir" KDIR="$KDIR" CC="$CC" ${ARCH:+ARCH=$ARCH} \
+		${CROSS_COMPILE:+CROSS_COMPILE=$CROSS_COMPILE} "$@" module
 }
 
 f2_version() {
@@ -60,11 +64,17 @@ f2_dkms_build() {
 	fi
 	dkms add --sourcetree "$src" --dkmstree "$tree" \
 		-m fchmodat2 -v "$ver" >"$dir/dkms.log" 2>&1 || return 1
-	PATH=$dir/bin:$PATH dkms build --sourcetree "$src" --dkmstree "$tree" \
-		-m fchmodat2 -v "$ver" -k "$KREL" --kernelsourcedir "$KDIR" \
-		>>"$dir/dkms.log" 2>&1
+	# A foreign architecture: cross-build (kbuild takes ARCH and
+	# CROSS_COMPILE from the environment).
+	local march
+	march=$(uname -m)
+	[ "$DEBARCH" = arm64 ] && march=aarch64
+	PATH=$dir/bin:$PATH ARCH=$ARCH CROSS_COMPILE=$CROSS_COMPILE \
+		dkms build --sourcetree "$src" --dkmstree "$tree" \
+		-m fchmodat2 -v "$ver" -k "$KREL" -a "$march" \
+		--kernelsourcedir "$KDIR" >>"$dir/dkms.log" 2>&1
 	rc=$?
-	ko=$tree/fchmodat2/$ver/$KREL/$(uname -m)/module/fchmodat2.ko
+	ko=$tree/fchmodat2/$ver/$KREL/$march/module/fchmodat2.ko
 	[ "$rc" = 0 ] && [ -f "$ko" ] && cp "$ko" "$dir/fchmodat2.ko"
 	return "$rc"
 }
@@ -74,7 +84,8 @@ f2_build_hog() {
 	rm -rf "$1"
 	mkdir -p "$1"
 	cp -a "$top/tests/hog/." "$1/"
-	make -s -C "$KDIR" M="$1" CC="$CC" modules
+	make -s -C "$KDIR" M="$1" CC="$CC" ${ARCH:+ARCH=$ARCH} \
+		${CROSS_COMPILE:+CROSS_COMPILE=$CROSS_COMPILE} modules
 }
 
 # f2_stage DIR GUEST_SCRIPT FILE...: a directory for mkinitramfs.sh, with
@@ -95,7 +106,8 @@ f2_boot() {
 
 	shift 3
 	"$top/tests/vm/mkinitramfs.sh" "$initrd" "$stage" || return 2
-	"$top/tests/vm/run.sh" -k "$VMLINUZ" -i "$initrd" -l "$log" "$@"
+	"$top/tests/vm/run.sh" -r "$DEBARCH" -k "$VMLINUZ" -i "$initrd" \
+		-l "$log" "$@"
 }
 
 # f2_tap_count LOG: "PASS FAIL SKIP" of the TAP lines in LOG.

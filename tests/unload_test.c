@@ -114,6 +114,7 @@ static int mode_of(const char *path)
 	return stat(path, &st) ? -1 : (int)st.st_mode;
 }
 
+#ifdef __x86_64__
 /*
  * The kernel stack of a task stopped inside the trampoline unwinds through
  * it to the system call entry (livepatch transitions, /proc/PID/stack and
@@ -181,6 +182,8 @@ static void test_ptrace(void)
 	       "the tracee's fchmodat2 returned 0 and the mode is 0640");
 	check_rmmod_done(rmmod);
 }
+
+#endif /* __x86_64__ */
 
 struct uffd_call {
 	char *path;
@@ -277,8 +280,16 @@ int main(int argc, char **argv)
 		return test_loop();
 	printf("TAP version 13\n");
 	if (!strcmp(argv[1], "ptrace")) {
+#ifdef __x86_64__
 		printf("1..9\n");
 		test_ptrace();
+#else
+		/*
+		 * Elsewhere the module hooks sys_ni_syscall(), after ptrace's
+		 * entry stop: a stopped task is not inside the module.
+		 */
+		printf("1..0 # SKIP a task stopped at 452's entry is not inside the module on this architecture\n");
+#endif
 	} else if (!strcmp(argv[1], "uffd")) {
 		printf("1..7\n");
 		test_uffd();

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Test helper for the VM, never for a real machine: another ftrace user on
- * syscall_trace_enter, with IP-modify (as a livepatch would be) or without
+ * the module's hook target (syscall_trace_enter, or sys_ni_syscall on arm64), with IP-modify (as a livepatch would be) or without
  * it (as the function tracer or a kprobe would be). fchmodat2.ko must
  * refuse to load next to the first and work next to the second.
  */
@@ -24,6 +24,10 @@ static bool ipmodify = true;
 module_param(ipmodify, bool, 0444);
 MODULE_PARM_DESC(ipmodify, "register with FTRACE_OPS_FL_IPMODIFY");
 
+static char *func = "syscall_trace_enter*";
+module_param(func, charp, 0444);
+MODULE_PARM_DESC(func, "the functions to hook (an ftrace filter)");
+
 static unsigned long f2_hog_hits;
 module_param(f2_hog_hits, ulong, 0444);
 
@@ -40,13 +44,12 @@ static struct ftrace_ops f2_hog_ops = {
 
 static int __init f2_hog_init(void)
 {
-	static char filter[] = "syscall_trace_enter*";
 	int err;
 
 	if (ipmodify)
 		f2_hog_ops.flags = FTRACE_OPS_FL_SAVE_REGS |
 				   FTRACE_OPS_FL_IPMODIFY;
-	err = ftrace_set_filter(&f2_hog_ops, filter, strlen(filter), 1);
+	err = ftrace_set_filter(&f2_hog_ops, func, strlen(func), 1);
 	if (err)
 		return err;
 	err = register_ftrace_function(&f2_hog_ops);

@@ -34,8 +34,10 @@ shift
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage"/{bin,dev,f2,proc,sys,tmp}
-cp /bin/busybox "$stage/bin/busybox"
-"$stage/bin/busybox" --list-full | while read -r applet; do
+# BUSYBOX: the guest architecture's static busybox (fetch-kernel.sh's env);
+# the host's lists the applets (same Debian version).
+cp "${BUSYBOX:-/bin/busybox}" "$stage/bin/busybox"
+/bin/busybox --list-full | while read -r applet; do
 	mkdir -p "$stage/$(dirname "$applet")"
 	[ -e "$stage/$applet" ] || ln -s /bin/busybox "$stage/$applet"
 done

@@ -30,12 +30,13 @@
 set -euo pipefail
 
 die() { echo "run.sh: $*" >&2; exit 2; }
-usage() { die "usage: run.sh [-t SEC] [-m MIB] [-s CPUS] [-c] [-a ARGS] [-L LEVEL] -k VMLINUZ -i INITRD -l LOG [-- QEMU_ARG...]"; }
+usage() { die "usage: run.sh [-r amd64|arm64] [-t SEC] [-m MIB] [-s CPUS] [-c] [-a ARGS] [-L LEVEL] -k VMLINUZ -i INITRD -l LOG [-- QEMU_ARG...]"; }
 
-kernel='' initrd='' log='' append=''
+kernel='' initrd='' log='' append='' arch=amd64
 timeout=600 mem=1024 cpus='' loglevel=5 icount=()
-while getopts k:i:l:t:m:s:ca:L: opt; do
+while getopts k:i:l:t:m:s:ca:L:r: opt; do
 	case $opt in
+	r) arch=$OPTARG ;;
 	k) kernel=$OPTARG ;;
 	i) initrd=$OPTARG ;;
 	l) log=$OPTARG ;;
@@ -60,6 +61,18 @@ if [ -z "$cpus" ]; then
 fi
 status=${log%.log}.status
 rm -f "$log" "$status"
+case $arch in
+amd64)
+	qemu=(qemu-system-x86_64 -cpu max) console=ttyS0
+	serial=(-serial "file:$log" -serial "file:$status") ;;
+arm64)
+	# One UART on "virt": the guest reports its status on the console.
+	qemu=(qemu-system-aarch64 -M virt -cpu max) console=ttyAMA0
+	serial=(-serial "file:$log")
+	status=$log ;;
+*)
+	die "unknown architecture $arch" ;;
+esac
 
 # thread=single: one host thread runs all vCPUs in turn. With multi-threaded
 # TCG, a vCPU was seen to keep executing a stale translation of an int3 that
@@ -68,12 +81,11 @@ rm -f "$log" "$status"
 # cross-modifying-code race, not a guest bug. The guest still has -smp CPUs.
 start=$SECONDS
 rc=0
-timeout -k 10 "$timeout" qemu-system-x86_64 \
-	-accel tcg,thread=single -cpu max -m "$mem" -smp "$cpus" "${icount[@]}" \
+timeout -k 10 "$timeout" "${qemu[@]}" \
+	-accel tcg,thread=single -m "$mem" -smp "$cpus" "${icount[@]}" \
 	-kernel "$kernel" -initrd "$initrd" \
-	-append "console=ttyS0 panic=-1 oops=panic loglevel=$loglevel $append" \
-	-display none -monitor none -no-reboot \
-	-serial "file:$log" -serial "file:$status" \
+	-append "console=$console panic=-1 oops=panic loglevel=$loglevel $append" \
+	-display none -monitor none -no-reboot "${serial[@]}" \
 	"$@" </dev/null || rc=$?
 elapsed=$((SECONDS - start))
 

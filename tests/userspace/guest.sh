@@ -1,0 +1,178 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# The userspace scenario, inside the VM guest (busybox), one boot per
+# kernel. /f2 holds what run-vm.sh staged: the programs built on the host
+# against Debian 12's glibc, with that glibc in /f2/lib (installed below as
+# this guest's libc), the module installed in /f2/mods, and a module built
+# for another kernel. Most steps run without /proc, as in a chroot or early
+# boot. Every step prints a TAP line.
+
+cd /f2 || exit 1
+. ./steps.sh
+
+krel=$(uname -r)
+moddir=/lib/modules/$krel
+out=/tmp/out
+
+# expect_exit CODE DESCRIPTION COMMAND...: COMMAND's output (as comments
+# and in $out), and a TAP line: did it exit CODE?
+expect_exit() {
+	want=$1 what=$2
+	shift 2
+	"$@" >"$out" 2>&1
+	got=$?
+	sed 's/^/# /' "$out"
+	[ "$got" = "$want" ]
+	step $? "$what: exit $want (got $got)"
+}
+# expect_tap DESCRIPTION COMMAND...: a TAP program; its lines count too
+expect_tap() {
+	what=$1
+	shift
+	"$@" >"$out" 2>&1
+	got=$?
+	cat "$out"
+	[ "$got" = 0 ]
+	step $? "$what: exit 0 (got $got)"
+}
+# said PATTERN DESCRIPTION: the last command's output has PATTERN
+said() {
+	grep -q -e "$1" "$out"
+	step $? "$2"
+}
+
+echo "# Debian 12's glibc (the host's) as this guest's libc"
+mkdir -p /lib64 /lib/x86_64-linux-gnu
+cp /f2/lib/ld-linux-x86-64.so.2 /lib64/ &&
+	cp /f2/lib/*.so* /lib/x86_64-linux-gnu/
+step $? "install ld-linux-x86-64.so.2, libc.so.6, libkmod.so.2 and their libraries"
+export LD_LIBRARY_PATH=/f2
+./lchmod_prog /tmp >/dev/null 2>&1
+[ $? -le 4 ]
+step $? "a dynamic program runs on them"
+preload=/f2/libfchmodat2-preload.so
+
+umount /proc
+[ ! -e /proc/self ]
+step $? "/proc is not mounted"
+
+echo "# without the module: system call 452 is ENOSYS"
+expect_exit 3 "lchmod_prog without the shim" ./lchmod_prog /tmp
+said '^lchmod(file, 0600): EOPNOTSUPP, file 0644' \
+	"glibc 2.36's lchmod() of a regular file fails without /proc: EOPNOTSUPP, mode unchanged"
+cp "$out" /tmp/without-shim
+LD_PRELOAD=$preload ./lchmod_prog /tmp >/tmp/with-shim 2>&1
+cmp -s /tmp/without-shim /tmp/with-shim
+step $? "with LD_PRELOAD=libfchmodat2-preload.so and 452 ENOSYS: exactly the same results"
+expect_tap "libtest --expect=enosys --no-proc (emulation without /proc fails as glibc's)" \
+	./libtest --expect=enosys --no-proc
+expect_tap "libtest-static --expect=enosys --no-proc" \
+	./libtest-static --expect=enosys --no-proc
+mount -t proc proc /proc
+expect_tap "libtest --expect=enosys, /proc mounted (the emulation works)" \
+	./libtest --expect=enosys
+umount /proc
+
+echo "# fchmodat2ctl, module not installed"
+expect_exit 5 "fchmodat2ctl status, nothing installed" ./fchmodat2ctl status
+said 'not available (ENOSYS)' "status says: not available (ENOSYS)"
+said 'loadable:  no: not installed for this kernel' "status says: not installed"
+expect_exit 1 "fchmodat2ctl load, nothing installed" ./fchmodat2ctl load
+said "is not installed for kernel $krel" "load says: not installed for this kernel"
+
+echo "# fchmodat2ctl, a module built for another kernel installed"
+mkdir -p /lib/modules && cp -a /f2/mods/lib/modules/. /lib/modules/ &&
+	cp /f2/fchmodat2-other.ko "$moddir/updates/fchmodat2.ko"
+step $? "install the other kernel's module as $moddir/updates/fchmodat2.ko"
+expect_exit 5 "fchmodat2ctl status" ./fchmodat2ctl status
+said 'built for another kernel' "status says: built for another kernel"
+expect_exit 1 "fchmodat2ctl load" ./fchmodat2ctl load
+said 'built for another kernel' "load says: built for another kernel"
+[ ! -e /sys/module/fchmodat2 ]
+step $? "the module is not loaded"
+
+echo "# fchmodat2ctl, the module built for this kernel installed"
+cp /f2/fchmodat2.ko "$moddir/updates/fchmodat2.ko"
+step $? "install fchmodat2.ko as $moddir/updates/fchmodat2.ko"
+expect_exit 4 "fchmodat2ctl status before load" ./fchmodat2ctl status
+said 'not available (ENOSYS)' "status says: not available"
+said 'loadable:  yes' "status says: loadable"
+expect_exit 4 "fchmodat2ctl --json status" ./fchmodat2ctl --json status
+said '"state": "absent".*"loadable": true.*"exit": 4}$' \
+	"status --json: absent, loadable, exit 4"
+expect_exit 4 "fchmodat2ctl check before load" ./fchmodat2ctl check
+said 'not available on this kernel (ENOSYS)' "check says: not available"
+
+expect_exit 0 "fchmodat2ctl load" ./fchmodat2ctl load
+said 'module loaded (version [0-9.]*): system call 452 served through ' \
+	"load says: loaded, its version and mechanism"
+expect_exit 3 "fchmodat2ctl status, module loaded" ./fchmodat2ctl status
+said 'served by the fchmodat2 module' "status says: served by the module"
+said '  module:    loaded, version [0-9.]*, through .*syscall_trace_enter' \
+	"status shows the module's version and mechanism"
+said '  calls:     [0-9]* served, [0-9]* refused' "status shows the counters"
+served=$(cat /sys/module/fchmodat2/calls_served)
+refused=$(cat /sys/module/fchmodat2/calls_refused)
+expect_exit 0 "fchmodat2ctl check, module loaded" ./fchmodat2ctl check
+[ "$(grep -c '^ok ' "$out")" = 4 ]
+step $? "check: 4 of 4 checks pass"
+said 'system call 452 behaves' "check says: behaves"
+# check: 2 served (file, O_PATH); 2 refused (symlink, flags), and the
+# probe's own refused call
+[ "$(cat /sys/module/fchmodat2/calls_served)" = $((served + 2)) ] &&
+	[ "$(cat /sys/module/fchmodat2/calls_refused)" = $((refused + 3)) ]
+step $? "the counters count check's calls: served $served -> $(cat /sys/module/fchmodat2/calls_served), refused $refused -> $(cat /sys/module/fchmodat2/calls_refused)"
+expect_exit 3 "fchmodat2ctl --json status" ./fchmodat2ctl --json status
+said '"state": "module".*"loaded": true, "version": "[0-9.]*", "mechanism": "[^"]*", "calls_served": [0-9]*, "calls_refused": [0-9]*' \
+	"status --json: module, version, mechanism, counters"
+expect_exit 0 "fchmodat2ctl load, already loaded" ./fchmodat2ctl load
+said 'already loaded' "load says: already loaded"
+
+echo "# the preload shim and the library, module loaded, /proc not mounted"
+expect_exit 3 "lchmod_prog without the shim" ./lchmod_prog /tmp
+said '^lchmod(file, 0600): EOPNOTSUPP, file 0644' \
+	"glibc 2.36's lchmod() still fails: it does not know system call 452"
+expect_exit 0 "LD_PRELOAD=libfchmodat2-preload.so lchmod_prog" \
+	env LD_PRELOAD=$preload ./lchmod_prog /tmp
+said '^lchmod(file, 0600): 0, file 0600, symlink 0777: ok' \
+	"with the shim, lchmod() of a regular file works without /proc"
+said '^lchmod(link, 0640): EOPNOTSUPP, file 0600, symlink 0777: ok' \
+	"with the shim, lchmod() of a symlink is refused and leaves it unchanged"
+expect_tap "libtest --expect=syscall --no-proc (fchmodat2_compat works through 452)" \
+	./libtest --expect=syscall --no-proc
+mount -t proc proc /proc
+expect_tap "libtest --expect=syscall, /proc mounted" ./libtest --expect=syscall
+expect_tap "libtest-static --expect=syscall, /proc mounted" \
+	./libtest-static --expect=syscall
+umount /proc
+
+echo "# unload"
+expect_exit 0 "fchmodat2ctl unload" ./fchmodat2ctl unload
+said 'module unloaded: system call 452 is ENOSYS again' "unload says: ENOSYS again"
+[ ! -e /sys/module/fchmodat2 ]
+step $? "the module is unloaded"
+expect_exit 4 "fchmodat2ctl status after unload" ./fchmodat2ctl status
+said 'loadable:  yes' "status says: loadable again"
+expect_exit 0 "fchmodat2ctl unload, not loaded" ./fchmodat2ctl unload
+said 'not loaded' "unload says: not loaded"
+
+echo "# lockdown: an unsigned module is refused"
+mount -t securityfs securityfs /sys/kernel/security 2>/dev/null
+if [ -w /sys/kernel/security/lockdown ] &&
+	echo integrity >/sys/kernel/security/lockdown; then
+	expect_exit 5 "fchmodat2ctl status, locked down" ./fchmodat2ctl status
+	said 'unsigned, and the kernel is locked down (integrity)' \
+		"status says: unsigned and locked down"
+	expect_exit 1 "fchmodat2ctl load, locked down" ./fchmodat2ctl load
+	said 'unsigned module refused: Secure Boot or lockdown (lockdown: integrity)' \
+		"load says: unsigned module refused by Secure Boot or lockdown"
+	[ ! -e /sys/module/fchmodat2 ]
+	step $? "the module is not loaded"
+else
+	echo "ok $((steps += 1)) harness: lockdown # SKIP no writable /sys/kernel/security/lockdown"
+fi
+
+mount -t proc proc /proc
+kernel_log_checks
+finish

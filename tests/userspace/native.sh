@@ -1,0 +1,211 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# native.sh BUILD_DIR: make -C userspace check. On this machine's kernel
+# (6.6+: native fchmodat2, the oracle): the library's unit tests (shared
+# and static, with /proc and, in a private mount namespace, without), the
+# preload shim, fchmodat2ctl status and check, the header on every ABI a
+# compiler here targets, the man pages, pkg-config and make install.
+# Every step is a TAP line; ends with "N passed, N failed".
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+O=$(cd "${1:?usage: native.sh BUILD_DIR}" && pwd)
+version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$top/dkms.conf")
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+
+n=0 failed=0
+step() { # step <exit code> <description>
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then
+		echo "ok $n userspace: $2"
+	else
+		echo "not ok $n userspace: $2"
+		failed=$((failed + 1))
+	fi
+}
+# tap LOG RC DESCRIPTION: a program's own TAP lines count too
+tap() {
+	grep -E '^(not )?ok |^# ' "$1" | grep -v '^# Totals' | sed 's/^/    /'
+	grep -q '^not ok ' "$1" && echo "# failed cases:" && grep '^not ok ' "$1"
+	step "$2" "$3"
+}
+# without_proc CMD...: CMD in a private mount namespace without /proc
+without_proc() {
+	unshare -m --propagation private sh -c 'umount -l /proc && exec "$@"' sh "$@"
+}
+have_unshare=0
+without_proc true 2>/dev/null && have_unshare=1
+
+export LD_LIBRARY_PATH=$O
+kver=$(uname -r)
+native=0
+[ "$(printf '%s\n' 6.6 "${kver%%-*}" | sort -V | head -n 1)" = 6.6 ] && native=1
+glibc=$(getconf GNU_LIBC_VERSION | awk '{ print $2 }')
+old_glibc=0
+[ "$(printf '%s\n' 2.39 "$glibc" | sort -V | head -n 1)" != 2.39 ] && old_glibc=1
+echo "# kernel $kver (native fchmodat2: $native), glibc $glibc, $O"
+
+echo "# library unit tests"
+"$O/libtest" >"$scratch/t" 2>&1
+tap "$scratch/t" $? "libtest (shared library), /proc mounted"
+"$O/libtest-static" >"$scratch/t" 2>&1
+tap "$scratch/t" $? "libtest-static (static library), /proc mounted"
+if [ "$have_unshare" = 1 ]; then
+	without_proc "$O/libtest" --no-proc >"$scratch/t" 2>&1
+	tap "$scratch/t" $? "libtest --no-proc, in a mount namespace without /proc"
+else
+	echo "ok $((n += 1)) userspace: libtest --no-proc # SKIP cannot unmount /proc in a private mount namespace here"
+fi
+
+echo "# the preload shim"
+preload=$O/libfchmodat2-preload.so
+"$O/lchmod_prog" "$scratch" >"$scratch/p" 2>&1
+rc=$?
+sed 's/^/# /' "$scratch/p"
+if [ "$old_glibc" = 1 ]; then
+	# glibc < 2.39: only AT_EMPTY_PATH differs (EINVAL)
+	[ "$rc" = 1 ] && grep -q 'AT_EMPTY_PATH): EINVAL' "$scratch/p"
+	step $? "without the shim, glibc $glibc: lchmod works through /proc, AT_EMPTY_PATH is EINVAL"
+fi
+LD_PRELOAD=$preload "$O/lchmod_prog" "$scratch" >"$scratch/p" 2>&1
+rc=$?
+sed 's/^/# /' "$scratch/p"
+[ "$native" = 0 ] || [ "$rc" = 0 ]
+step $? "with LD_PRELOAD=libfchmodat2-preload.so: as glibc 2.39 on Linux 6.6"
+if [ "$have_unshare" = 1 ] && [ "$native" = 1 ]; then
+	without_proc "$O/lchmod_prog" "$scratch" >"$scratch/p" 2>&1
+	rc=$?
+	sed 's/^/# /' "$scratch/p"
+	if [ "$old_glibc" = 1 ]; then
+		[ "$rc" != 0 ] && grep -q '^lchmod(file, 0600): EOPNOTSUPP, file 0644' "$scratch/p"
+		step $? "without /proc and without the shim, glibc $glibc's lchmod fails (EOPNOTSUPP)"
+	fi
+	LD_PRELOAD=$preload without_proc "$O/lchmod_prog" "$scratch" >"$scratch/p" 2>&1
+	step $? "without /proc, with the shim: lchmod and fchmodat work (system call 452)"
+	sed 's/^/# /' "$scratch/p"
+fi
+
+echo "# fchmodat2ctl"
+ctl=$O/fchmodat2ctl
+"$ctl" status >"$scratch/s" 2>&1
+rc=$?
+sed 's/^/# /' "$scratch/s"
+if [ "$native" = 1 ]; then
+	[ "$rc" = 0 ] && grep -q ': native' "$scratch/s"
+	step $? "fchmodat2ctl status: native, exit 0 (got $rc)"
+else
+	[ "$rc" -ge 3 ] && [ "$rc" -le 6 ]
+	step $? "fchmodat2ctl status: exit $rc on a kernel without native fchmodat2"
+fi
+"$ctl" status --json >"$scratch/j" 2>&1
+rc=$?
+sed 's/^/# /' "$scratch/j"
+python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); sys.exit(0 if d["exit"] == int(sys.argv[2]) and d["syscall"] == 452 else 1)' "$scratch/j" "$rc"
+step $? "fchmodat2ctl status --json: valid JSON, its exit field is the exit code"
+"$ctl" check >"$scratch/c" 2>&1
+rc=$?
+sed 's/^/# /' "$scratch/c"
+[ "$native" = 0 ] || { [ "$rc" = 0 ] && [ "$(grep -c '^ok ' "$scratch/c")" = 4 ]; }
+step $? "fchmodat2ctl check: 4 checks pass, exit 0 (got $rc)"
+[ "$("$ctl" --version)" = "fchmodat2ctl $version" ]
+step $? "fchmodat2ctl --version: fchmodat2ctl $version"
+"$ctl" --help | grep -q '^Usage: fchmodat2ctl'
+step $? "fchmodat2ctl --help"
+"$ctl" frobnicate >/dev/null 2>&1
+[ $? = 2 ]
+step $? "fchmodat2ctl with an unknown verb exits 2"
+"$ctl" --json check >/dev/null 2>&1
+[ $? = 2 ]
+step $? "fchmodat2ctl --json check exits 2 (status only)"
+
+echo "# the header on every ABI a compiler here builds for"
+cat >"$scratch/nr.c" <<'EOF'
+#include <sys/stat.h>
+#include "fchmodat2.h"
+_Static_assert(__NR_fchmodat2 == NR, "__NR_fchmodat2");
+_Static_assert(SYS_fchmodat2 == NR, "SYS_fchmodat2");
+_Static_assert(AT_SYMLINK_NOFOLLOW == 0x100 && AT_EMPTY_PATH == 0x1000, "AT_");
+int (*f)(int, const char *, mode_t, int) = fchmodat2;
+int (*g)(int, const char *, mode_t, int) = fchmodat2_compat;
+EOF
+for abi in "gcc -m64:452" "gcc -m32:452" "gcc -mx32:(0x40000000 | 452)" \
+	   "aarch64-linux-gnu-gcc:452" "arm-linux-gnueabihf-gcc:452"; do
+	cc=${abi%%:*} nr=${abi#*:}
+	# (Debian's gcc-multilib and its cross compilers exclude each other)
+	if ! echo '#include <sys/syscall.h>' |
+		$cc -E -x c - -o /dev/null >/dev/null 2>&1; then
+		echo "ok $((n += 1)) userspace: header, $cc # SKIP no compiler or libc headers for this ABI"
+		continue
+	fi
+	$cc -std=c99 -pedantic -Wall -Werror -I"$top/userspace" -DNR="$nr" \
+		-c -o /dev/null "$scratch/nr.c"
+	step $? "header, $cc: __NR_fchmodat2 is $nr"
+done
+g++ -x c++ -Wall -Werror -I"$top/userspace" -DNR=452 -D_Static_assert=static_assert \
+	-c -o /dev/null "$scratch/nr.c"
+step $? "header, g++: compiles as C++"
+
+echo "# the shared library"
+readelf -d "$O/libfchmodat2.so" | grep -q 'SONAME.*\[libfchmodat2\.so\.0\]'
+step $? "libfchmodat2.so: soname libfchmodat2.so.0"
+syms=$(nm -D --defined-only "$O/libfchmodat2.so" | awk '$2 == "T" { print $3 }' | sort | tr '\n' ' ')
+[ "$syms" = "fchmodat2@@FCHMODAT2_0 fchmodat2_compat@@FCHMODAT2_0 " ]
+step $? "libfchmodat2.so exports fchmodat2 and fchmodat2_compat only, versioned ($syms)"
+syms=$(nm -D --defined-only "$preload" | awk '$2 == "T" { print $3 }' | sort | tr '\n' ' ')
+[ "$syms" = "fchmodat lchmod " ]
+step $? "libfchmodat2-preload.so exports fchmodat and lchmod only ($syms)"
+
+echo "# man pages"
+for page in "$top/man/fchmodat2.3" "$top/man/fchmodat2ctl.8"; do
+	out=
+	head -n 1 "$page" | grep -q '^\.\\" SPDX-License-Identifier: GPL-2.0$' &&
+		out=$(LC_ALL=C.UTF-8 groff -man -Tutf8 -ww -z "$page" 2>&1) &&
+		[ -z "$out" ] &&
+		out=$(MANWIDTH=80 man -l "$page" 2>&1 >/dev/null) &&
+		[ -z "$out" ]
+	step $? "$(basename "$page"): SPDX line, groff -ww and man -l without a warning $out"
+done
+
+echo "# make install, pkg-config, a program built against the installed library"
+dest=$scratch/dest
+multi=/usr/lib/$(gcc -print-multiarch)
+make -s -C "$top/userspace" O="$O" DESTDIR="$dest" PREFIX=/usr LIBDIR="$multi" \
+	install >"$scratch/i" 2>&1
+rc=$?
+want="usr/include/fchmodat2.h ${multi#/}/libfchmodat2-preload.so ${multi#/}/libfchmodat2.a ${multi#/}/libfchmodat2.so ${multi#/}/libfchmodat2.so.0 ${multi#/}/libfchmodat2.so.$version ${multi#/}/pkgconfig/fchmodat2.pc usr/sbin/fchmodat2ctl usr/share/man/man3/fchmodat2.3 usr/share/man/man3/fchmodat2_compat.3 usr/share/man/man8/fchmodat2ctl.8 "
+got=$(cd "$dest" && find . ! -type d | sed 's|^\./||' | sort | tr '\n' ' ')
+[ "$rc" = 0 ] && [ "$got" = "$want" ]
+step $? "make install DESTDIR= PREFIX=/usr LIBDIR=$multi: the expected files"
+[ "$got" = "$want" ] || { echo "# want: $want"; echo "# got:  $got"; cat "$scratch/i"; }
+pc() { PKG_CONFIG_PATH= PKG_CONFIG_LIBDIR=$dest$multi/pkgconfig \
+	PKG_CONFIG_SYSROOT_DIR=$dest PKG_CONFIG_ALLOW_SYSTEM_CFLAGS=1 \
+	PKG_CONFIG_ALLOW_SYSTEM_LIBS=1 pkg-config "$@"; }
+[ "$(pc --modversion fchmodat2)" = "$version" ] &&
+	[ "$(PKG_CONFIG_LIBDIR=$dest$multi/pkgconfig pkg-config --variable=libdir fchmodat2)" = "$multi" ]
+step $? "fchmodat2.pc: version $version, libdir $multi"
+cat >"$scratch/user.c" <<'EOF'
+#include <errno.h>
+#include <stdio.h>
+#include <fchmodat2.h>
+int main(void)
+{
+	int ret = fchmodat2_compat(AT_FDCWD, "/", 0755, 0x1);
+
+	return !(ret == -1 && errno == EINVAL);
+}
+EOF
+# shellcheck disable=SC2046
+gcc -Wall -Werror -o "$scratch/user" "$scratch/user.c" $(pc --cflags --libs fchmodat2) &&
+	LD_LIBRARY_PATH=$dest$multi "$scratch/user" &&
+	readelf -d "$scratch/user" | grep -q 'NEEDED.*\[libfchmodat2\.so\.0\]'
+step $? "a program built with pkg-config's flags links libfchmodat2.so.0 and runs"
+make -s -C "$top/userspace" O="$O" DESTDIR="$dest" PREFIX=/usr LIBDIR="$multi" \
+	uninstall >/dev/null 2>&1 && [ -z "$(find "$dest" ! -type d)" ]
+step $? "make uninstall removes every file"
+
+echo "# userspace: $n steps, $failed failed"
+echo "$((n - failed)) passed, $failed failed"
+[ "$failed" = 0 ]
