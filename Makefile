@@ -41,9 +41,13 @@ uninstall:
 
 tests: $(TESTS)
 
+# Without gcc-multilib (it conflicts with the arm cross compilers) the i386
+# build finds the bi-arch <asm/...> headers in the host's multiarch dir.
+M32_CFLAGS := -m32 -isystem /usr/include/$(shell gcc -print-multiarch)
+
 $(B)/fchmodat2_test32: tests/fchmodat2_test.c
 	@mkdir -p $(B)
-	gcc -m32 $(TEST_CFLAGS) -o $@ $<
+	gcc $(M32_CFLAGS) $(TEST_CFLAGS) -o $@ $<
 
 $(B)/%: tests/%.c
 	@mkdir -p $(B)
@@ -70,7 +74,7 @@ check: tests tests-arm64
 demo:
 	tests/demo.sh
 
-bench: tests
+bench: tests tests-arm64
 	tests/bench.sh
 
 # Not kbuild's clean: it would delete every *.ko below this directory,

@@ -22,11 +22,14 @@
 #include "fchmodat2.h"
 
 /*
- * Tasks between the hook and the end of the handler (which may sleep):
- * unloading waits for them. This kernel may lack TASKS_RCU, so no grace
- * period covers a task asleep in the handler.
+ * Calls the hook sent to the handler. Each ends by counting itself served
+ * or refused in f2_fchmodat2(), so the difference is the number of tasks
+ * between the hook and the end of the handler (which may sleep): unloading
+ * waits for it to be zero. This kernel may lack TASKS_RCU, so no grace
+ * period covers a task asleep in the handler. One counter per call instead
+ * of an increment and a decrement: this path is fchmodat2's only cost.
  */
-static DEFINE_PER_CPU(long, f2_arm64_inflight);
+static DEFINE_PER_CPU(unsigned long, f2_arm64_entered);
 
 const char *f2_arch_mechanism(void)
 {
@@ -53,7 +56,6 @@ static long f2_arm64_sys_fchmodat2(void)
 				   (const char __user *)regs->regs[1],
 				   (umode_t)regs->regs[2],
 				   (unsigned int)regs->regs[3]);
-	this_cpu_dec(f2_arm64_inflight);
 	return ret;
 }
 
@@ -65,7 +67,7 @@ static void notrace f2_arm64_ftrace(unsigned long ip, unsigned long parent_ip,
 
 	if (current_pt_regs()->syscallno != F2_NR_FCHMODAT2 || !regs)
 		return;
-	this_cpu_inc(f2_arm64_inflight);
+	this_cpu_inc(f2_arm64_entered);
 	/* The saved PC: ftrace_instruction_pointer_set() is a no-op here. */
 	instruction_pointer_set(regs, (unsigned long)f2_arm64_sys_fchmodat2);
 }
@@ -75,19 +77,24 @@ static struct ftrace_ops f2_arm64_ops = {
 	.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY,
 };
 
-static long f2_arm64_inflight_sum(void)
+/*
+ * Once no call can enter any more, the entered count is final and the
+ * served and refused counts only grow towards it.
+ */
+static unsigned long f2_arm64_inflight(void)
 {
-	long sum = 0;
+	unsigned long entered = 0, served, refused;
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		sum += per_cpu(f2_arm64_inflight, cpu);
-	return sum;
+		entered += per_cpu(f2_arm64_entered, cpu);
+	f2_syscall_stats(&served, &refused);
+	return entered - served - refused;
 }
 
 int f2_arch_hook_install(void)
 {
-	static char name[] = "sys_ni_syscall";
+	char name[] = "sys_ni_syscall";
 	int err;
 
 	err = ftrace_set_filter(&f2_arm64_ops, name, strlen(name), 1);
@@ -118,14 +125,13 @@ void f2_arch_hook_remove(void)
 	/*
 	 * No task is left in the ftrace callback or about to be redirected:
 	 * unregister_ftrace_function() has waited for that. Tasks already
-	 * redirected run the handler, which may sleep: wait for them. Only
-	 * decrements happen now.
+	 * redirected run the handler, which may sleep: wait for them.
 	 */
 	smp_mb(); /* the unregistration before the counters' reads */
-	while (f2_arm64_inflight_sum()) {
+	while (f2_arm64_inflight()) {
 		if (++waited % 500 == 0)
-			pr_info("unload waits for %ld task(s) inside fchmodat2\n",
-				f2_arm64_inflight_sum());
+			pr_info("unload waits for %lu task(s) inside fchmodat2\n",
+				f2_arm64_inflight());
 		msleep(20);
 	}
 	smp_mb(); /* the counters' reads before what follows */

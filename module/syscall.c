@@ -11,7 +11,10 @@
 #include <linux/percpu.h>
 #include "fchmodat2.h"
 
-/* For /sys/module/fchmodat2/: calls that returned 0, and the others. */
+/*
+ * For /sys/module/fchmodat2/: calls that returned 0, and the others. The
+ * arm64 hook also counts on them to know when no call is in flight.
+ */
 static DEFINE_PER_CPU(unsigned long, f2_served);
 static DEFINE_PER_CPU(unsigned long, f2_refused);
 

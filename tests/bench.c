@@ -4,7 +4,8 @@
  * Under QEMU with -icount shift=0,sleep=off a guest nanosecond is one
  * instruction, so results are repeatable and comparable within a boot.
  *
- *   bench getpid|fchmodat2|fchmodat|emulation [iterations] [dir]
+ *   bench getpid|fchmodat2|fchmodat|emulation|fchmodat2_enoent|fchmodat_enoent
+ *         [iterations] [dir]
  *
  * prints "<operation> <ns per call>" and exits 0, or 1 when a call fails.
  */
@@ -45,6 +46,19 @@ static int op_fchmodat(unsigned long i)
 	return syscall(SYS_fchmodat, AT_FDCWD, file, (i & 1) ? 0600 : 0644);
 }
 
+/* An empty path fails in getname() either way: what is left is dispatch. */
+static int op_empty2(unsigned long i)
+{
+	return syscall(__NR_fchmodat2, AT_FDCWD, "", (i & 1) ? 0600 : 0644,
+		       0) == -1 && errno == ENOENT ? 0 : -1;
+}
+
+static int op_empty(unsigned long i)
+{
+	return syscall(SYS_fchmodat, AT_FDCWD, "", (i & 1) ? 0600 : 0644) ==
+		-1 && errno == ENOENT ? 0 : -1;
+}
+
 /*
  * What glibc 2.32 to 2.38 do for fchmodat(..., AT_SYMLINK_NOFOLLOW), as
  * users have it without the module: O_PATH open, fstatat, chmod through
@@ -83,6 +97,8 @@ static const struct {
 	{ "fchmodat2", op_fchmodat2 },
 	{ "fchmodat", op_fchmodat },
 	{ "emulation", op_emulation },
+	{ "fchmodat2_enoent", op_empty2 },
+	{ "fchmodat_enoent", op_empty },
 };
 
 static long long now_ns(void)
@@ -102,7 +118,7 @@ int main(int argc, char **argv)
 	int fd;
 
 	if (argc < 2 || n == 0) {
-		fprintf(stderr, "usage: %s getpid|fchmodat2|fchmodat|emulation [iterations] [dir]\n",
+		fprintf(stderr, "usage: %s getpid|fchmodat2|fchmodat|emulation|fchmodat2_enoent|fchmodat_enoent [iterations] [dir]\n",
 			argv[0]);
 		return 2;
 	}

@@ -5,7 +5,9 @@
 # sources (Debian 12). Does nothing when everything is there.
 set -euo pipefail
 
-pkgs=(build-essential gcc-multilib libelf-dev bc bison flex kmod cpio
+# gcc-12-multilib, not gcc-multilib: that conflicts with the cross
+# compilers the arm64 guest's programs need.
+pkgs=(build-essential gcc-12-multilib libelf-dev bc bison flex kmod cpio
       xz-utils zstd busybox-static qemu-system-x86 ca-certificates
       dwarves dkms dh-dkms debhelper dpkg-dev fakeroot
       gcc-aarch64-linux-gnu libc6-dev-arm64-cross gcc-arm-linux-gnueabihf
