@@ -7,6 +7,8 @@
 # make check          test natively, then in a QEMU guest with the module
 # make demo           show, in a QEMU guest, 452 before and after the module
 # make bench          measure the module's cost in a QEMU guest
+# make userspace      build libfchmodat2, the preload shim and fchmodat2ctl
+# make install-userspace  install them (PREFIX=/usr/local, DESTDIR)
 
 KVER ?= $(shell uname -r)
 KDIR ?= /lib/modules/$(KVER)/build
@@ -21,7 +23,8 @@ TEST_CFLAGS := -O2 -Wall -Wextra -Werror -static -pthread
 TESTS := $(B)/fchmodat2_test $(B)/fchmodat2_test32 $(B)/bench $(B)/unload_test \
 	 $(B)/f2call $(B)/modload
 
-.PHONY: all module tests tests-arm64 install uninstall check demo bench clean
+.PHONY: all module tests tests-arm64 install uninstall check demo bench clean \
+	userspace install-userspace uninstall-userspace
 
 all: module
 
@@ -67,6 +70,16 @@ $(B)/arm64/fchmodat2_test32: tests/fchmodat2_test.c
 $(B)/arm64/%: tests/%.c
 	@mkdir -p $(B)/arm64
 	aarch64-linux-gnu-gcc $(TEST_CFLAGS) -o $@ $<
+
+# The library, the preload shim and fchmodat2ctl (see userspace/Makefile).
+userspace:
+	$(MAKE) -C userspace O=$(CURDIR)/$(B)/userspace tests
+
+install-userspace:
+	$(MAKE) -C userspace O=$(CURDIR)/$(B)/userspace install
+
+uninstall-userspace:
+	$(MAKE) -C userspace O=$(CURDIR)/$(B)/userspace uninstall
 
 check: tests tests-arm64
 	tests/check.sh

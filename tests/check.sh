@@ -54,6 +54,13 @@ for bits in 64 32; do
 	row "native $(uname -r) $bits-bit" - - "$p" "$f" "$s" - -
 done
 
+echo "== native: userspace (library, preload shim, fchmodat2ctl)"
+make -s -C "$top/userspace" O="$B/userspace" check >"$B/native/userspace.tap" 2>&1
+rc=$?
+grep -E '^not ok|passed' "$B/native/userspace.tap"
+count "$B/native/userspace.tap" "$rc"
+row "native $(uname -r) userspace" - - "$p" "$f" "$s" - -
+
 echo "== Debian package"
 mkdir -p "$B"
 "$top/tests/package.sh" >"$B/package.tap" 2>&1
@@ -175,6 +182,19 @@ for entry in "${matrix[@]}"; do
 	grep -q 'harness: the kernel log is clean' "$out/console.log" || console=DIRTY
 	[ "$rc" = 2 ] && console="VM-DIED"
 	row "$label $KREL" "$build" "${load:--}" "$p" "$f" "$s" "${unload:--}" "$console"
+done
+
+# The userspace scenario (library, preload shim with Debian 12's glibc and
+# no /proc, fchmodat2ctl) in its own boot of the x86_64 targets.
+for series in 5.10 6.1; do
+	case " ${F2_SERIES:-5.10 6.1} " in *" $series "*) ;; *) continue ;; esac
+	echo "== VM: userspace on $series"
+	log=$B/userspace-vm-$series.log
+	"$top/tests/userspace/run-vm.sh" "$series" >"$log" 2>&1
+	rc=$?
+	grep -E '^not ok|^verdict' "$log"
+	count "$log" "$rc"
+	row "userspace in QEMU, $series" "$([ "$rc" = 2 ] && echo FAIL || echo ok)" - "$p" "$f" "$s" - -
 done
 
 echo

@@ -9,6 +9,7 @@
 # boot. Every step prints a TAP line.
 
 cd /f2 || exit 1
+# shellcheck source=tests/guest/steps.sh
 . ./steps.sh
 
 krel=$(uname -r)

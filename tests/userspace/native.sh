@@ -26,12 +26,16 @@ step() { # step <exit code> <description>
 		failed=$((failed + 1))
 	fi
 }
-# tap LOG RC DESCRIPTION: a program's own TAP lines count too
+# tap LOG RC DESCRIPTION: a TAP program's output; its lines count too
 tap() {
-	grep -E '^(not )?ok |^# ' "$1" | grep -v '^# Totals' | sed 's/^/    /'
-	grep -q '^not ok ' "$1" && echo "# failed cases:" && grep '^not ok ' "$1"
+	local p f
+
+	grep -v '^# Totals' "$1"
+	p=$(grep -c '^ok ' "$1") f=$(grep -c '^not ok ' "$1")
+	cases_pass=$((cases_pass + p)) cases_fail=$((cases_fail + f))
 	step "$2" "$3"
 }
+cases_pass=0 cases_fail=0
 # without_proc CMD...: CMD in a private mount namespace without /proc
 without_proc() {
 	unshare -m --propagation private sh -c 'umount -l /proc && exec "$@"' sh "$@"
@@ -131,18 +135,22 @@ _Static_assert(AT_SYMLINK_NOFOLLOW == 0x100 && AT_EMPTY_PATH == 0x1000, "AT_");
 int (*f)(int, const char *, mode_t, int) = fchmodat2;
 int (*g)(int, const char *, mode_t, int) = fchmodat2_compat;
 EOF
-for abi in "gcc -m64:452" "gcc -m32:452" "gcc -mx32:(0x40000000 | 452)" \
+# Without gcc-multilib (Debian's cross compilers conflict with it), the
+# biarch headers of the 64-bit libc and kernel serve -m32 and -mx32 alike.
+biarch="-isystem /usr/include/$(gcc -print-multiarch)"
+for abi in "gcc -m64:452" "gcc -m32 $biarch:452" \
+	   "gcc -mx32 $biarch:(0x40000000 | 452)" \
 	   "aarch64-linux-gnu-gcc:452" "arm-linux-gnueabihf-gcc:452"; do
 	cc=${abi%%:*} nr=${abi#*:}
 	# (Debian's gcc-multilib and its cross compilers exclude each other)
 	if ! echo '#include <sys/syscall.h>' |
 		$cc -E -x c - -o /dev/null >/dev/null 2>&1; then
-		echo "ok $((n += 1)) userspace: header, $cc # SKIP no compiler or libc headers for this ABI"
+		echo "ok $((n += 1)) userspace: header, ${cc%% -isystem*} # SKIP no compiler or libc headers for this ABI"
 		continue
 	fi
 	$cc -std=c99 -pedantic -Wall -Werror -I"$top/userspace" -DNR="$nr" \
 		-c -o /dev/null "$scratch/nr.c"
-	step $? "header, $cc: __NR_fchmodat2 is $nr"
+	step $? "header, ${cc%% -isystem*}: __NR_fchmodat2 is $nr"
 done
 g++ -x c++ -Wall -Werror -I"$top/userspace" -DNR=452 -D_Static_assert=static_assert \
 	-c -o /dev/null "$scratch/nr.c"
@@ -180,7 +188,7 @@ got=$(cd "$dest" && find . ! -type d | sed 's|^\./||' | sort | tr '\n' ' ')
 [ "$rc" = 0 ] && [ "$got" = "$want" ]
 step $? "make install DESTDIR= PREFIX=/usr LIBDIR=$multi: the expected files"
 [ "$got" = "$want" ] || { echo "# want: $want"; echo "# got:  $got"; cat "$scratch/i"; }
-pc() { PKG_CONFIG_PATH= PKG_CONFIG_LIBDIR=$dest$multi/pkgconfig \
+pc() { PKG_CONFIG_PATH='' PKG_CONFIG_LIBDIR=$dest$multi/pkgconfig \
 	PKG_CONFIG_SYSROOT_DIR=$dest PKG_CONFIG_ALLOW_SYSTEM_CFLAGS=1 \
 	PKG_CONFIG_ALLOW_SYSTEM_LIBS=1 pkg-config "$@"; }
 [ "$(pc --modversion fchmodat2)" = "$version" ] &&
@@ -206,6 +214,6 @@ make -s -C "$top/userspace" O="$O" DESTDIR="$dest" PREFIX=/usr LIBDIR="$multi" \
 	uninstall >/dev/null 2>&1 && [ -z "$(find "$dest" ! -type d)" ]
 step $? "make uninstall removes every file"
 
-echo "# userspace: $n steps, $failed failed"
-echo "$((n - failed)) passed, $failed failed"
+echo "# userspace: $n steps, $failed failed; unit test cases: $cases_pass passed, $cases_fail failed"
+echo "$((n - failed + cases_pass)) passed, $((failed + cases_fail)) failed"
 [ "$failed" = 0 ]

@@ -13,9 +13,14 @@
 #
 # F2_OFFLINE=1 uses the cached kernels only (see tests/vm/fetch-kernel.sh).
 set -uo pipefail
+# shellcheck source=tests/lib.sh
 . "$(dirname "$0")/../lib.sh"
 
 series=${1:?usage: run-vm.sh SERIES}
+# The programs are this machine's (x86_64, Debian 12's glibc and libkmod).
+case $series in
+*-arm64) echo "run-vm.sh: $series: x86_64 kernels only" >&2; exit 2 ;;
+esac
 case $series in
 5.10) other=6.1 ;;
 *) other=5.10 ;;
