@@ -37,5 +37,39 @@ t $? "its dkms.conf is the project's"
 t $? "its version is dkms.conf's PACKAGE_VERSION ($ver)"
 dpkg-deb -f "$deb" Depends | grep -q 'dkms'
 t $? "it depends on dkms"
+# The userspace packages: their files, and that they work once unpacked.
+arch=$(dpkg --print-architecture)
+ma=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
+root=$dir/root
+rm -rf "$root"
+for p in libfchmodat2-0 libfchmodat2-dev fchmodat2ctl; do
+	d=$dir/${p}_${ver}_$arch.deb
+	[ -f "$d" ] && dpkg-deb -x "$d" "$root"
+	t $? "it makes ${p}_${ver}_$arch.deb"
+done
+for f in usr/lib/$ma/libfchmodat2.so.0 usr/lib/$ma/libfchmodat2-preload.so \
+	 usr/lib/$ma/libfchmodat2.so usr/lib/$ma/libfchmodat2.a \
+	 usr/lib/$ma/pkgconfig/fchmodat2.pc usr/include/fchmodat2.h \
+	 usr/sbin/fchmodat2ctl usr/share/man/man8/fchmodat2ctl.8.gz \
+	 usr/share/man/man3/fchmodat2.3.gz; do
+	[ -e "$root/$f" ]
+	t $? "the packages ship /$f"
+done
+"$root/usr/sbin/fchmodat2ctl" --version | grep -q "$ver"
+t $? "the packaged fchmodat2ctl runs and reports version $ver"
+cat >"$dir/use.c" <<'C'
+#include <fcntl.h>
+#include <fchmodat2.h>
+int main(int argc, char **argv)
+{
+	return argc == 2 && fchmodat2(AT_FDCWD, argv[1], 0600, 0) == 0 ? 0 : 1;
+}
+C
+: >"$dir/use.file"
+gcc -I"$root/usr/include" -o "$dir/use" "$dir/use.c" \
+	-L"$root/usr/lib/$ma" -lfchmodat2 &&
+	LD_LIBRARY_PATH=$root/usr/lib/$ma "$dir/use" "$dir/use.file" &&
+	[ "$(stat -c %a "$dir/use.file")" = 600 ]
+t $? "a program built against libfchmodat2-dev calls fchmodat2() (native kernel)"
 echo "1..$n"
 [ "$failed" = 0 ]
