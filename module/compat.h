@@ -48,7 +48,15 @@
  * pt_regs are not available: only kernels with WITH_REGS are supported.
  */
 #ifndef CONFIG_DYNAMIC_FTRACE_WITH_REGS
-#error "fchmodat2: unsupported kernel configuration: arm64 needs CONFIG_DYNAMIC_FTRACE_WITH_REGS (Linux 5.10 to 6.1)"
+#error "fchmodat2: unsupported kernel: arm64 needs CONFIG_DYNAMIC_FTRACE_WITH_REGS (Linux 5.11 to 6.1)"
+#endif
+/*
+ * The hook takes a struct ftrace_regs, as callbacks do since 5.11 (commit
+ * d19ad0775dcd "ftrace: Have the callbacks receive a struct ftrace_regs
+ * instead of pt_regs").
+ */
+#if !F2_KERNEL_AT_LEAST(5, 11)
+#error "fchmodat2: unsupported kernel: on arm64 this module supports Linux 5.11 to 6.1"
 #endif
 #else
 #error "fchmodat2: unsupported architecture: this module supports x86_64 and arm64"
