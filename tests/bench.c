@@ -27,6 +27,8 @@
 #define AT_EMPTY_PATH 0x1000
 #endif
 
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
 static char file[4096];
 
 static int op_getpid(unsigned long i)
@@ -122,10 +124,10 @@ int main(int argc, char **argv)
 			argv[0]);
 		return 2;
 	}
-	for (k = 0; k < sizeof(ops) / sizeof(ops[0]); k++)
+	for (k = 0; k < ARRAY_SIZE(ops); k++)
 		if (!strcmp(argv[1], ops[k].name))
 			break;
-	if (k == sizeof(ops) / sizeof(ops[0])) {
+	if (k == ARRAY_SIZE(ops)) {
 		fprintf(stderr, "%s: unknown operation %s\n", argv[0], argv[1]);
 		return 2;
 	}

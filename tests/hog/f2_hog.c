@@ -7,14 +7,13 @@
  */
 #include <linux/module.h>
 #include <linux/ftrace.h>
-#include <linux/version.h>
 
 /*
  * Callbacks get a struct ftrace_regs since 5.11 (commit d19ad0775dcd
  * "ftrace: Have the callbacks receive a struct ftrace_regs instead of
- * pt_regs"). Test-only code: the module proper keeps such tests in compat.h.
+ * pt_regs"); Kbuild says which.
  */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 11, 0)
+#ifdef F2_HOG_FTRACE_REGS
 #define F2_HOG_REGS struct ftrace_regs
 #else
 #define F2_HOG_REGS struct pt_regs
