@@ -61,6 +61,13 @@ grep -E '^not ok|passed' "$B/native/userspace.tap"
 count "$B/native/userspace.tap" "$rc"
 row "native $(uname -r) userspace" - - "$p" "$f" "$s" - -
 
+echo "== checkpatch"
+"$top/tests/checkpatch.sh" >"$B/checkpatch.tap" 2>&1
+rc=$?
+grep -A3 -E '^not ok' "$B/checkpatch.tap"
+count "$B/checkpatch.tap" "$rc"
+row "checkpatch.pl, every .c .h .S" "$([ "$rc" = 0 ] && echo clean || echo DIRTY)" - "$p" "$f" "$s" - -
+
 echo "== Debian package"
 mkdir -p "$B"
 "$top/tests/package.sh" >"$B/package.tap" 2>&1

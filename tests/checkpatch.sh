@@ -1,0 +1,42 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# checkpatch.pl --no-tree -f on every C, header and assembly file of the
+# project, one TAP line each. checkpatch.pl comes from Debian's
+# linux-source package (the machine's apt sources), cached in .cache/.
+# "ENOSYS means 'invalid syscall nr'" is checkpatch's advice for kernel
+# code; the test programs and the library use ENOSYS for exactly that.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+cache=$top/.cache/checkpatch
+cp=$cache/scripts/checkpatch.pl
+if [ ! -x "$cp" ]; then
+	mkdir -p "$cache/dl"
+	(cd "$cache/dl" && apt-get download linux-source-6.1) >"$cache/dl.log" 2>&1 ||
+		{ cat "$cache/dl.log"; echo "not ok 1 checkpatch: cannot download linux-source-6.1"; exit 1; }
+	dpkg-deb --fsys-tarfile "$cache"/dl/linux-source-6.1_*.deb |
+		tar -xOf - ./usr/src/linux-source-6.1.tar.xz |
+		tar -xJf - -C "$cache" --strip-components=1 \
+			linux-source-6.1/scripts/checkpatch.pl \
+			linux-source-6.1/scripts/spelling.txt \
+			linux-source-6.1/scripts/const_structs.checkpatch
+	rm -rf "$cache/dl"
+fi
+
+n=0 failed=0
+cd "$top" || exit 1
+while read -r f; do
+	n=$((n + 1))
+	out=$("$cp" --no-tree -q --terse -f "$f" 2>&1 |
+		grep -v -e "ENOSYS means 'invalid syscall nr'" -e '^total:')
+	if [ -z "$out" ]; then
+		echo "ok $n checkpatch: $f"
+	else
+		echo "not ok $n checkpatch: $f"
+		printf '# %s\n' "$out"
+		failed=$((failed + 1))
+	fi
+done < <(git ls-files -co --exclude-standard -- '*.c' '*.h' '*.S')
+echo "1..$n"
+[ "$failed" = 0 ]
