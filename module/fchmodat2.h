@@ -31,6 +31,8 @@ void f2_arch_hook_remove(void);
 
 /* hook_x86_64_entry.S and its C half in hook_x86_64.c */
 void f2_x86_trace_enter_tramp(void);
+void f2_x86_tramp_body_ret(void);
+void f2_x86_tramp_serve_ret(void);
 long f2_x86_serve(long nr);
 
 #endif /* F2_FCHMODAT2_H */

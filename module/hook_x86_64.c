@@ -21,6 +21,8 @@
 #include <linux/jump_label.h>
 #include <linux/ptrace.h>
 #include <linux/compat.h>
+#include <linux/sched.h>
+#include <linux/stacktrace.h>
 #include <asm/syscall.h>
 #include "fchmodat2.h"
 
@@ -29,6 +31,7 @@ DEFINE_PER_CPU(long, f2_x86_inflight);
 static struct ftrace_ops f2_x86_direct_ops;
 static unsigned long f2_x86_target;
 static struct tracepoint *f2_x86_sys_enter;
+static struct tracepoint *f2_x86_process_exit;
 static bool f2_x86_x32;
 
 /*
@@ -56,10 +59,36 @@ static void f2_x86_probe(void *data, struct pt_regs *regs, long id)
 {
 }
 
-static void f2_x86_find_tracepoint(struct tracepoint *tp, void *priv)
+static void f2_x86_find_tracepoints(struct tracepoint *tp, void *priv)
 {
 	if (!strcmp(tp->name, "sys_enter"))
-		*(struct tracepoint **)priv = tp;
+		f2_x86_sys_enter = tp;
+	else if (!strcmp(tp->name, "sched_process_exit"))
+		f2_x86_process_exit = tp;
+}
+
+/*
+ * seccomp kills a task inside syscall_trace_enter() (strict mode, and
+ * SECCOMP_RET_KILL_THREAD, or KILL_PROCESS before 5.11's signal-based
+ * kill): it exits there and never returns into the trampoline. Take it out
+ * of the in-flight count as it exits, when its own stack shows it was in
+ * the trampoline. Only tasks under seccomp can exit there.
+ */
+static void f2_x86_exit_probe(void *data, struct task_struct *p)
+{
+	unsigned long entries[32];
+	unsigned int i, n;
+
+	if (p != current || !p->seccomp.mode)
+		return;
+	n = stack_trace_save(entries, ARRAY_SIZE(entries), 0);
+	for (i = 0; i < n; i++) {
+		if (entries[i] == (unsigned long)f2_x86_tramp_body_ret ||
+		    entries[i] == (unsigned long)f2_x86_tramp_serve_ret) {
+			this_cpu_dec(f2_x86_inflight);
+			return;
+		}
+	}
 }
 
 /* Called from the trampoline for a number whose low bits say 452. */
@@ -138,10 +167,18 @@ int f2_arch_hook_install(void)
 	if (!f2_x86_target)
 		return -ENOENT;
 
-	for_each_kernel_tracepoint(f2_x86_find_tracepoint, &f2_x86_sys_enter);
-	if (!f2_x86_sys_enter) {
-		pr_err("sys_enter tracepoint not found: unsupported kernel\n");
+	for_each_kernel_tracepoint(f2_x86_find_tracepoints, NULL);
+	if (!f2_x86_sys_enter || !f2_x86_process_exit) {
+		pr_err("sys_enter or sched_process_exit tracepoint not found: unsupported kernel\n");
 		return -ENOENT;
+	}
+
+	err = tracepoint_probe_register(f2_x86_process_exit, f2_x86_exit_probe,
+					NULL);
+	if (err) {
+		pr_err("cannot probe the sched_process_exit tracepoint: %d\n",
+		       err);
+		return err;
 	}
 
 	err = f2_register_ftrace_direct(&f2_x86_direct_ops, f2_x86_target,
@@ -153,7 +190,7 @@ int f2_arch_hook_install(void)
 		else
 			pr_err("cannot attach to syscall_trace_enter (register_ftrace_direct: %d)\n",
 			       err);
-		return err;
+		goto out_unregister_exit;
 	}
 
 	err = tracepoint_probe_register(f2_x86_sys_enter, f2_x86_probe, NULL);
@@ -167,6 +204,10 @@ out_unregister_direct:
 	f2_unregister_ftrace_direct(&f2_x86_direct_ops, f2_x86_target,
 				    (unsigned long)f2_x86_trace_enter_tramp);
 	synchronize_rcu_tasks();
+out_unregister_exit:
+	tracepoint_probe_unregister(f2_x86_process_exit, f2_x86_exit_probe,
+				    NULL);
+	tracepoint_synchronize_unregister();
 	return err;
 }
 
@@ -193,6 +234,9 @@ void f2_arch_hook_remove(void)
 		msleep(20);
 	}
 	smp_mb(); /* the counters' reads before what follows */
+	/* Only now: a task may exit inside the trampoline while we wait. */
+	tracepoint_probe_unregister(f2_x86_process_exit, f2_x86_exit_probe,
+				    NULL);
 	/* ...and between the decrement and the return. */
 	synchronize_rcu_tasks();
 	tracepoint_synchronize_unregister();

@@ -13,7 +13,10 @@
  * f2_x86_inflight counts tasks between the first and the last instruction
  * that may sleep here (ptrace stops and seccomp notifications inside
  * syscall_trace_enter(), the handler itself), so that unloading waits
- * for them.
+ * for them. A task that exits in there (seccomp kills inside
+ * syscall_trace_enter()) never comes back: hook_x86_64.c takes it out of
+ * the count when it exits, finding the return addresses below on its
+ * stack.
  */
 #include <linux/linkage.h>
 #include <asm/percpu.h>
@@ -30,13 +33,13 @@ SYM_FUNC_START(f2_x86_trace_enter_tramp)
 	popq	%r11
 	/*
 	 * The stack is now the traced function's at its entry, and stays so
-	 * for the unwinder while the rest of it runs with .Lf2_cont below as
-	 * its return address.
+	 * for the unwinder while the rest of it runs with f2_x86_tramp_body_ret
+	 * below as its return address.
 	 */
 	UNWIND_HINT_FUNC
 	ANNOTATE_INTRA_FUNCTION_CALL
 	call	.Lf2_enter_body
-.Lf2_cont:
+SYM_INNER_LABEL(f2_x86_tramp_body_ret, SYM_L_GLOBAL)
 	UNWIND_HINT_FUNC
 	/* %rax: the number to dispatch; only its low 32 bits count */
 	movl	%eax, %r11d
@@ -48,6 +51,7 @@ SYM_FUNC_START(f2_x86_trace_enter_tramp)
 .Lf2_serve:
 	movq	%rax, %rdi
 	call	f2_x86_serve
+SYM_INNER_LABEL(f2_x86_tramp_serve_ret, SYM_L_GLOBAL)
 	decq	PER_CPU_VAR(f2_x86_inflight)
 	RET
 .Lf2_enter_body:
