@@ -191,6 +191,21 @@ for entry in "${matrix[@]}"; do
 	row "$label $KREL" "$build" "${load:--}" "$p" "$f" "$s" "${unload:--}" "$console"
 done
 
+# Issue 4: filesystems (tmpfs, ext4, xfs, btrfs), seccomp, ptrace, fsnotify,
+# credentials, AppArmor and Debian 13's glibc and chmod, compared per test
+# with native kernels (this machine, Debian 13's 6.12); one boot per kernel.
+gk_series=host
+for k in 6.12 5.10 6.1; do
+	case " ${F2_SERIES:-6.12 5.10 6.1} " in *" $k "*) gk_series+=" $k" ;; esac
+done
+echo "== gatekeepers: $gk_series"
+# shellcheck disable=SC2086 # a list of series
+"$top/tests/gatekeepers/run-vm.sh" $gk_series >"$B/gatekeepers.tap" 2>&1
+rc=$?
+grep -E '^not ok|^# DIFFERENT|^verdict:' "$B/gatekeepers.tap"
+count "$B/gatekeepers.tap" "$rc"
+row "gatekeepers ($gk_series)" "$([ "$rc" = 0 ] && echo ok || echo FAIL)" - "$p" "$f" "$s" - -
+
 # The userspace scenario (library, preload shim with Debian 12's glibc and
 # no /proc, fchmodat2ctl) in its own boot of the x86_64 targets.
 for series in 5.10 6.1; do

@@ -1,0 +1,476 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gk_ptrace - a tracer sees fchmodat2 (452) as it sees any system call the
+ * kernel implements, and is obeyed: the entry stop shows number 452 and
+ * its arguments, the exit stop the real result; a tracer that changes the
+ * number (452 -> getpid, getpid -> 452), the arguments, or skips the call
+ * at the entry stop, or rewrites the result at the exit stop, gets its way;
+ * a seccomp SECCOMP_RET_TRACE stop names 452 and the call then proceeds.
+ *
+ * Each case forks a child that stops itself; the parent traces it with
+ * PTRACE_SYSCALL and tells entry from exit with PTRACE_GET_SYSCALL_INFO.
+ *
+ * Usage: gk_ptrace [-d DIR]   (works in a new directory below DIR)
+ */
+#include "gk.h"
+
+#include <limits.h>
+#include <signal.h>
+#include <stddef.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/user.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+
+#ifdef __x86_64__
+#define GK_ARCH		AUDIT_ARCH_X86_64
+#define R_NR		orig_rax
+#define R_RET		rax
+#define R_A0		rdi
+#define R_A1		rsi
+#define R_A2		rdx
+#define R_A3		r10
+#else
+#define GK_ARCH		AUDIT_ARCH_I386
+#define R_NR		orig_eax
+#define R_RET		eax
+#define R_A0		ebx
+#define R_A1		ecx
+#define R_A2		edx
+#define R_A3		esi
+#endif
+
+static char work[PATH_MAX / 2];
+static int wfd = -1;
+
+/* What a tracer hook gets at each system call stop. */
+struct stop {
+	pid_t pid;
+	bool entry;		/* else exit */
+	struct __ptrace_syscall_info info;
+	struct user_regs_struct regs;
+	bool regs_changed;
+};
+
+static int fixture(void)
+{
+	return make_file(wfd, "file", 0644) || make_link(wfd, "link", "file");
+}
+
+/*
+ * Fork a child that stops itself and then runs @body (exit status 0: its
+ * own checks passed); trace it, calling @hook at every system call stop
+ * (and at a seccomp stop, with entry set and info.op SECCOMP). Returns the
+ * child's wait status, or -1.
+ */
+static int run_traced(void (*body)(void), void (*hook)(struct stop *s))
+{
+	struct stop s;
+	int status, deliver = 0;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0) {
+		setup_error("fork", "");
+		return -1;
+	}
+	if (pid == 0) {
+		gk_failures = 0;
+		if (ptrace(PTRACE_TRACEME, 0, NULL, NULL))
+			_exit(3);
+		raise(SIGSTOP);
+		body();
+		fflush(stdout);
+		_exit(gk_failures ? 1 : 0);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFSTOPPED(status) ||
+	    ptrace(PTRACE_SETOPTIONS, pid, NULL,
+		   (void *)(PTRACE_O_TRACESYSGOOD | PTRACE_O_EXITKILL |
+			    PTRACE_O_TRACESECCOMP))) {
+		setup_error("starting to trace", "");
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		return -1;
+	}
+	for (;;) {
+		int sig;
+
+		if (ptrace(PTRACE_SYSCALL, pid, NULL, (void *)(long)deliver) ||
+		    waitpid(pid, &status, 0) != pid) {
+			setup_error("PTRACE_SYSCALL", "");
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			return -1;
+		}
+		if (WIFEXITED(status) || WIFSIGNALED(status))
+			return status;
+		deliver = 0;
+		if (!WIFSTOPPED(status))
+			continue;
+		sig = WSTOPSIG(status);
+		if (sig != (SIGTRAP | 0x80) &&
+		    status >> 8 != (SIGTRAP | (PTRACE_EVENT_SECCOMP << 8))) {
+			/* a signal: deliver it on the next resume */
+			if (sig != SIGTRAP && sig != SIGSTOP)
+				deliver = sig;
+			continue;
+		}
+		memset(&s, 0, sizeof(s));
+		s.pid = pid;
+		if (ptrace(PTRACE_GET_SYSCALL_INFO, pid, (void *)sizeof(s.info),
+			   &s.info) <= 0 ||
+		    ptrace(PTRACE_GETREGS, pid, NULL, &s.regs)) {
+			setup_error("reading the stop", "");
+			continue;
+		}
+		s.entry = s.info.op != PTRACE_SYSCALL_INFO_EXIT;
+		hook(&s);
+		if (s.regs_changed && ptrace(PTRACE_SETREGS, pid, NULL, &s.regs))
+			setup_error("PTRACE_SETREGS", "");
+	}
+}
+
+static void expect_exit_0(int status)
+{
+	if (status == -1)
+		return;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return;
+	gk_failures++;
+	diag("traced child: wait status 0x%x", status);
+}
+
+/* the tracee's string at @addr, as the tracer reads it */
+static void peek_string(pid_t pid, unsigned long addr, char *buf, size_t size)
+{
+	size_t i;
+
+	for (i = 0; i + sizeof(long) <= size; i += sizeof(long)) {
+		long word;
+
+		errno = 0;
+		word = ptrace(PTRACE_PEEKDATA, pid, (void *)(addr + i), NULL);
+		if (errno) {
+			buf[i] = '\0';
+			return;
+		}
+		memcpy(buf + i, &word, sizeof(long));
+		if (memchr(&word, 0, sizeof(long)))
+			return;
+	}
+	buf[size - 1] = '\0';
+}
+
+/* ---------------------------------------------------------------------- */
+
+static int seen_entries, seen_exits;
+static long long exit_rval[4];
+static char entry_path[4][64];
+static unsigned long long entry_args[4][4];
+
+static void b_two_calls(void)
+{
+	EXPECT_OK(sys_fchmodat2(wfd, "file", 0600, 0));
+	EXPECT_ERR(sys_fchmodat2(wfd, "link", 0640, NOFOLLOW), EOPNOTSUPP);
+}
+
+static void h_record(struct stop *s)
+{
+	if (s->entry && s->info.op == PTRACE_SYSCALL_INFO_ENTRY &&
+	    s->info.entry.nr == __NR_fchmodat2) {
+		if (seen_entries < 4) {
+			memcpy(entry_args[seen_entries], s->info.entry.args,
+			       sizeof(entry_args[0]));
+			peek_string(s->pid, s->info.entry.args[1],
+				    entry_path[seen_entries],
+				    sizeof(entry_path[0]));
+		}
+		if ((unsigned long)s->regs.R_NR != __NR_fchmodat2 ||
+		    s->info.arch != GK_ARCH) {
+			gk_failures++;
+			diag("entry: orig_ax %ld, arch 0x%x",
+			     (long)s->regs.R_NR, s->info.arch);
+		}
+		seen_entries++;
+	} else if (!s->entry && seen_entries > seen_exits) {
+		if (seen_exits < 4)
+			exit_rval[seen_exits] = s->info.exit.rval;
+		if ((long)s->regs.R_RET != (long)s->info.exit.rval) {
+			gk_failures++;
+			diag("exit: ax %ld, rval %lld", (long)s->regs.R_RET,
+			     (long long)s->info.exit.rval);
+		}
+		seen_exits++;
+	}
+}
+
+static void entry_stop_shows_452_and_args_exit_stop_the_result(void)
+{
+	if (fixture())
+		return;
+	seen_entries = seen_exits = 0;
+	expect_exit_0(run_traced(b_two_calls, h_record));
+	EXPECT_EQ(seen_entries, 2);
+	EXPECT_EQ(seen_exits, 2);
+	if (seen_entries == 2 && seen_exits == 2) {
+		EXPECT_EQ((int)entry_args[0][0], wfd);
+		EXPECT_EQ(strcmp(entry_path[0], "file"), 0);
+		EXPECT_EQ(entry_args[0][2], 0600);
+		EXPECT_EQ(entry_args[0][3], 0);
+		EXPECT_EQ(exit_rval[0], 0);
+		EXPECT_EQ(strcmp(entry_path[1], "link"), 0);
+		EXPECT_EQ(entry_args[1][3], AT_SYMLINK_NOFOLLOW);
+		EXPECT_EQ(exit_rval[1], -EOPNOTSUPP);
+	}
+	EXPECT_MODE(wfd, "file", S_IFREG | 0600);
+	EXPECT_MODE(wfd, "link", S_IFLNK | 0777);
+}
+
+/* ---------------------------------------------------------------------- */
+
+static void b_452_becomes_getpid(void)
+{
+	long ret = sys_fchmodat2(wfd, "file", 0600, 0);
+
+	if (ret != getpid()) {
+		diag("452 changed to getpid returned %ld (%s), pid %d", ret,
+		     errname(errno), (int)getpid());
+		gk_failures++;
+	}
+}
+
+static void h_452_to_getpid(struct stop *s)
+{
+	if (s->entry && (unsigned long)s->regs.R_NR == __NR_fchmodat2) {
+		s->regs.R_NR = SYS_getpid;
+		s->regs_changed = true;
+	}
+}
+
+static void tracer_changes_452_to_getpid_at_entry_obeyed(void)
+{
+	if (fixture())
+		return;
+	expect_exit_0(run_traced(b_452_becomes_getpid, h_452_to_getpid));
+	EXPECT_MODE(wfd, "file", S_IFREG | 0644);
+}
+
+static void b_getpid_becomes_452(void)
+{
+	/* getpid ignores them; as 452 they are its arguments */
+	EXPECT_OK(syscall(SYS_getpid, wfd, "file", 0600, 0));
+	EXPECT_ERR(syscall(SYS_getpid, wfd, "link", 0600, NOFOLLOW),
+		   EOPNOTSUPP);
+}
+
+static void h_getpid_to_452(struct stop *s)
+{
+	if (s->entry && s->regs.R_NR == SYS_getpid &&
+	    (int)s->regs.R_A0 == wfd && s->regs.R_A2 == 0600) {
+		s->regs.R_NR = __NR_fchmodat2;
+		s->regs_changed = true;
+	}
+}
+
+static void tracer_changes_getpid_to_452_at_entry_obeyed(void)
+{
+	if (fixture())
+		return;
+	expect_exit_0(run_traced(b_getpid_becomes_452, h_getpid_to_452));
+	EXPECT_MODE(wfd, "file", S_IFREG | 0600);
+	EXPECT_MODE(wfd, "link", S_IFLNK | 0777);
+}
+
+static void b_args_changed(void)
+{
+	/* the tracer makes it 0640 on "file", then NOFOLLOW on "link" */
+	EXPECT_OK(sys_fchmodat2(wfd, "file", 0600, 0));
+	EXPECT_ERR(sys_fchmodat2(wfd, "link", 0604, 0), EOPNOTSUPP);
+}
+
+static void h_args(struct stop *s)
+{
+	if (!s->entry || (unsigned long)s->regs.R_NR != __NR_fchmodat2)
+		return;
+	if (s->regs.R_A2 == 0600)
+		s->regs.R_A2 = 0640;
+	else if (s->regs.R_A2 == 0604)
+		s->regs.R_A3 = AT_SYMLINK_NOFOLLOW;
+	s->regs_changed = true;
+}
+
+static void tracer_changes_arguments_at_entry_obeyed(void)
+{
+	if (fixture())
+		return;
+	expect_exit_0(run_traced(b_args_changed, h_args));
+	EXPECT_MODE(wfd, "file", S_IFREG | 0640);
+	EXPECT_MODE(wfd, "link", S_IFLNK | 0777);
+}
+
+static void b_skipped(void)
+{
+	EXPECT_EQ(sys_fchmodat2(wfd, "file", 0600, 0), 4242);
+}
+
+static void h_skip(struct stop *s)
+{
+	static bool skipped;
+
+	if (s->entry && (unsigned long)s->regs.R_NR == __NR_fchmodat2) {
+		s->regs.R_NR = -1;	/* skip the call */
+		s->regs_changed = true;
+		skipped = true;
+	} else if (!s->entry && skipped) {
+		/* a skipped call returns what the tracer says */
+		s->regs.R_RET = 4242;
+		s->regs_changed = true;
+		skipped = false;
+	}
+}
+
+static void tracer_skips_452_at_entry_and_sets_its_result(void)
+{
+	if (fixture())
+		return;
+	expect_exit_0(run_traced(b_skipped, h_skip));
+	EXPECT_MODE(wfd, "file", S_IFREG | 0644);
+}
+
+static void b_result_rewritten(void)
+{
+	EXPECT_ERR(sys_fchmodat2(wfd, "file", 0600, 0), EXDEV);
+}
+
+static void h_rewrite_exit(struct stop *s)
+{
+	static bool in_452;
+
+	if (s->entry) {
+		in_452 = (unsigned long)s->regs.R_NR == __NR_fchmodat2;
+	} else if (in_452) {
+		EXPECT_EQ(s->info.exit.rval, 0);
+		s->regs.R_RET = -EXDEV;
+		s->regs_changed = true;
+		in_452 = false;
+	}
+}
+
+static void tracer_rewrites_result_at_exit_call_still_done(void)
+{
+	if (fixture())
+		return;
+	expect_exit_0(run_traced(b_result_rewritten, h_rewrite_exit));
+	EXPECT_MODE(wfd, "file", S_IFREG | 0600);
+}
+
+/* ---------------------------------------------------------------------- */
+
+static int seccomp_stops;
+static unsigned long seccomp_msg;
+
+static int install_trace_filter(void)
+{
+	struct sock_filter insns[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_fchmodat2, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRACE | 77),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = {
+		.len = ARRAY_SIZE(insns),
+		.filter = insns,
+	};
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return -1;
+	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
+}
+
+static void b_seccomp_trace(void)
+{
+	if (install_trace_filter()) {
+		setup_error("seccomp", "TRACE");
+		return;
+	}
+	EXPECT_OK(sys_fchmodat2(wfd, "file", 0600, 0));
+	/* the tracer skips this one at the seccomp stop */
+	EXPECT_ERR(sys_fchmodat2(wfd, "file", 0604, 0), EACCES);
+}
+
+static void h_seccomp(struct stop *s)
+{
+	if (s->info.op != PTRACE_SYSCALL_INFO_SECCOMP)
+		return;
+	seccomp_stops++;
+	EXPECT_EQ(s->info.seccomp.nr, __NR_fchmodat2);
+	seccomp_msg = s->info.seccomp.ret_data;
+	if (s->regs.R_A2 == 0604) {
+		s->regs.R_NR = -1;
+		s->regs.R_RET = -EACCES;
+		s->regs_changed = true;
+	}
+}
+
+static void seccomp_trace_stop_names_452_then_call_proceeds(void)
+{
+	if (fixture())
+		return;
+	seccomp_stops = 0;
+	seccomp_msg = 0;
+	expect_exit_0(run_traced(b_seccomp_trace, h_seccomp));
+	EXPECT_EQ(seccomp_stops, 2);
+	EXPECT_EQ(seccomp_msg, 77);
+	EXPECT_MODE(wfd, "file", S_IFREG | 0600);
+}
+
+static const struct {
+	const char *name;
+	void (*fn)(void);
+} cases[] = {
+#define CASE(fn) { #fn, fn }
+	CASE(entry_stop_shows_452_and_args_exit_stop_the_result),
+	CASE(tracer_changes_452_to_getpid_at_entry_obeyed),
+	CASE(tracer_changes_getpid_to_452_at_entry_obeyed),
+	CASE(tracer_changes_arguments_at_entry_obeyed),
+	CASE(tracer_skips_452_at_entry_and_sets_its_result),
+	CASE(tracer_rewrites_result_at_exit_call_still_done),
+	CASE(seccomp_trace_stop_names_452_then_call_proceeds),
+};
+
+int main(int argc, char **argv)
+{
+	const char *parent = NULL;
+	unsigned int i;
+	int c;
+
+	while ((c = getopt(argc, argv, "d:")) != -1) {
+		if (c != 'd') {
+			fprintf(stderr, "usage: %s [-d DIR]\n", argv[0]);
+			return 2;
+		}
+		parent = optarg;
+	}
+	gk_begin(ARRAY_SIZE(cases));
+	umask(0);
+	wfd = gk_workdir(parent, "ptrace", work, sizeof(work));
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		if (wfd < 0) {
+			printf("not ok %u %s\n", ++gk_num, cases[i].name);
+			gk_nfail++;
+			continue;
+		}
+		gk_case(cases[i].name, cases[i].fn);
+	}
+	if (wfd >= 0) {
+		unlinkat(wfd, "file", 0);
+		unlinkat(wfd, "link", 0);
+		close(wfd);
+		rmdir(work);
+	}
+	return gk_end();
+}

@@ -1,0 +1,119 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# The gatekeeper scenario in the VM guest (busybox), one boot per kernel.
+# /f2/gk-mode says "module" (5.10, 6.1: load fchmodat2.ko first) or
+# "native" (6.12: the kernel's own fchmodat2, the oracle). The drives
+# carry serial numbers gk-ext4, gk-xfs and gk-btrfs (run-vm.sh made them).
+# /f2/trixie holds Debian 13's loader, glibc, chmod and apparmor_parser.
+# Every step prints a TAP line; suite.sh frames each program's run.
+
+cd /f2 || exit 1
+. ./steps.sh
+. ./suite.sh
+# shellcheck disable=SC2034 # used by suite.sh
+GK_BIN=/f2
+mode=$(cat gk-mode)
+
+for m in virtio_pci virtio_blk ext4 xfs btrfs; do
+	modprobe "$m" || break
+done
+step $? "modprobe virtio_pci virtio_blk ext4 xfs btrfs"
+
+# /dev/vdX of the drive with serial gk-FS
+drive() {
+	for d in /sys/block/vd*; do
+		[ "$(cat "$d/serial" 2>/dev/null)" = "gk-$1" ] &&
+			echo "/dev/${d##*/}" && return 0
+	done
+	return 1
+}
+
+mkdir -p /mnt/tmpfs
+mount -t tmpfs -o mode=0755,size=64m gk-tmpfs /mnt/tmpfs
+step $? "mount tmpfs on /mnt/tmpfs"
+fss=tmpfs
+for fs in ext4 xfs btrfs; do
+	mkdir -p "/mnt/$fs"
+	i=0
+	until dev=$(drive "$fs") || [ $i = 50 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	mount -t "$fs" "$dev" "/mnt/$fs"
+	step $? "mount $fs ($dev) on /mnt/$fs"
+	eval "dev_$fs=$dev"
+	grep -q " /mnt/$fs $fs " /proc/mounts && fss="$fss $fs"
+done
+
+mount -t securityfs securityfs /sys/kernel/security
+step $? "mount securityfs"
+[ "$(cat /sys/module/apparmor/parameters/enabled 2>/dev/null)" = Y ]
+step $? "AppArmor is enabled"
+
+if [ "$mode" = module ]; then
+	./fchmodat2_test --probe | grep -q 'ENOSYS'
+	step $? "452 returns ENOSYS before the module is loaded"
+	echo "# ===== real clients without the module"
+	gk_clients_sets /mnt/tmpfs /f2/trixie -nomod
+	insmod ./fchmodat2.ko
+	result load $? "insmod fchmodat2.ko"
+else
+	! grep -q '^fchmodat2 ' /proc/modules
+	step $? "no module: the kernel's own fchmodat2"
+fi
+./fchmodat2_test --probe | grep -q 'available'
+step $? "452 is available"
+
+# unload WHEN: rmmod, watched: it must finish within 30 s (a task the
+# module counts as inside system call entry and that never comes back
+# would keep it waiting for ever, in uninterruptible sleep).
+unload() {
+	rmmod fchmodat2 &
+	pid=$!
+	i=0
+	while kill -0 "$pid" 2>/dev/null && [ $i -lt 300 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		echo "# $(dmesg | grep 'fchmodat2: unload waits' | tail -n 1)"
+		result unload 1 "rmmod fchmodat2 $1: still waiting after 30 s"
+	else
+		wait "$pid"
+		result unload $? "rmmod fchmodat2 $1"
+	fi
+}
+
+for fs in $fss; do
+	echo "# ===== $fs"
+	eval "gk_fs_sets $fs /mnt/$fs \${dev_$fs:-}"
+done
+echo "# ===== ptrace"
+gk_ptrace_sets /mnt/tmpfs
+echo "# ===== real clients: Debian 13's glibc and chmod, /proc not mounted"
+gk_clients_sets /mnt/tmpfs /f2/trixie
+echo "# ===== AppArmor"
+gk_lsm_sets /mnt/tmpfs /f2/trixie
+
+if [ "$mode" = module ]; then
+	served=$(cat /sys/module/fchmodat2/calls_served)
+	refused=$(cat /sys/module/fchmodat2/calls_refused)
+	[ "$served" -gt 100 ] && [ "$refused" -gt 100 ]
+	step $? "the module answered: calls_served=$served calls_refused=$refused"
+	unload "after the filesystem, credentials, ptrace, clients and AppArmor sets"
+	insmod ./fchmodat2.ko
+	step $? "insmod fchmodat2.ko again"
+fi
+echo "# ===== seccomp"
+gk_seccomp_sets /mnt/tmpfs
+if [ "$mode" = module ]; then
+	unload "after the seccomp sets (tasks killed by seccomp in system call entry)"
+fi
+for fs in $fss; do
+	umount "/mnt/$fs"
+	step $? "umount /mnt/$fs"
+done
+
+kernel_log_checks
+finish

@@ -1,0 +1,337 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# run-vm.sh SERIES...: fchmodat2 on tmpfs, ext4, xfs and btrfs, under
+# seccomp, ptrace, fsnotify, capabilities and AppArmor, and through Debian
+# 13's glibc and chmod, compared per test with kernels whose fchmodat2 is
+# native (issue 4).
+#
+#   host   natively on this machine's kernel (root; loop devices)
+#   6.12   Debian 13's kernel in QEMU, native fchmodat2 (no module)
+#   5.10   Debian 11's kernel in QEMU with fchmodat2.ko (built by DKMS)
+#   6.1    Debian 12's kernel in QEMU with fchmodat2.ko (built by DKMS)
+#
+# Sets (build/gatekeepers/SERIES/results/SET.FS.BITS): test (the test
+# program), fs, creds on tmpfs, ext4, xfs, btrfs; ptrace, seccomp, libc and
+# chmod (Debian 13's glibc and coreutils, no /proc) and lsm (AppArmor, VM
+# only) on tmpfs; libc-nomod and chmod-nomod: 5.10 and 6.1 before the
+# module is loaded (glibc's fallback; checked, not compared).
+#
+# One boot per kernel. The same static programs (64- and 32-bit) run
+# everywhere on fresh ext4, xfs and btrfs images made here with mkfs. A
+# module series' results are compared test by test with those of "host"
+# and of "6.12": run first in the same invocation, or earlier from the
+# same binaries (a stamp says so); otherwise they are made first.
+#
+# Prints TAP: every guest's lines, then one line per compared program run.
+# Exits non-zero on any "not ok", a dead VM, a dirty kernel log, or a
+# difference from a native kernel that kernel-differences does not
+# explain. Artifacts in build/gatekeepers/SERIES/: console.log, results/,
+# compare-*.txt. F2_OFFLINE=1 uses the cached kernels only.
+#
+# run-vm.sh --compare REF RUN: only compare two earlier runs' results.
+set -uo pipefail
+shopt -s nullglob
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/../lib.sh"
+
+here=$top/tests/gatekeepers
+G=$B/gatekeepers
+progs=(gk_fs gk_seccomp gk_ptrace gk_creds gk_lsm)
+# Debian 13's userland for the real-client and AppArmor sets
+trixie_debs=(libc6 coreutils apparmor)
+trixie_files=(usr/lib64/ld-linux-x86-64.so.2 usr/lib/x86_64-linux-gnu/libc.so.6
+	      usr/bin/chmod usr/sbin/apparmor_parser)
+status=0
+
+fail() {
+	echo "run-vm.sh: $*" >&2
+	status=1
+}
+
+# build_programs: the test program and ours, static, 64- and 32-bit, into
+# $G/bin; $G/stamp identifies them and the scenario scripts.
+build_programs() {
+	local flags=(-O2 -Wall -Wextra -Werror -static -pthread) p
+
+	rm -rf "${G:?}/bin"
+	mkdir -p "$G/bin"
+	# as the Makefile does: without gcc-multilib (which a cross
+	# linux-libc-dev displaces), -m32 finds the bi-arch <asm/...> headers
+	# in the host's multiarch directory
+	local m32=(-m32 -isystem "/usr/include/$(gcc -print-multiarch)")
+	for p in fchmodat2_test "${progs[@]}"; do
+		local src=$here/$p.c
+
+		[ "$p" = fchmodat2_test ] && src=$top/tests/fchmodat2_test.c
+		gcc "${flags[@]}" -o "$G/bin/$p" "$src" &&
+			gcc "${m32[@]}" "${flags[@]}" -o "$G/bin/${p}32" "$src" ||
+			return 1
+	done
+	# dynamic on purpose: it runs on Debian 13's glibc
+	gcc -O2 -Wall -Wextra -Werror -o "$G/bin/gk_libc" "$here/gk_libc.c" &&
+		gcc "${flags[@]}" -o "$G/bin/gk_tree" "$here/gk_tree.c" || return 1
+	"$here/fetch-debs.sh" trixie "$G/trixie-root" "${trixie_debs[@]}" \
+		>"$G/trixie.versions" || return 1
+	rm -rf "$G/trixie"
+	for p in "${trixie_files[@]}"; do
+		mkdir -p "$G/trixie/$(dirname "$p")"
+		cp -L "$G/trixie-root/$p" "$G/trixie/$p" || return 1
+	done
+	rm -rf "$G/trixie-root"
+	cat "$G"/bin/* "$G/trixie.versions" "$here/guest.sh" "$here/host.sh" \
+		"$here/suite.sh" "$top/tests/guest/steps.sh" |
+		sha256sum | cut -c1-16 >"$G/stamp"
+}
+
+# make_images DIR: fresh, small ext4, xfs and btrfs images (sparse).
+make_images() {
+	local dir=$1
+
+	mkdir -p "$dir"
+	rm -f "$dir"/*.img
+	truncate -s 128M "$dir/ext4.img" &&
+		mkfs.ext4 -q -F "$dir/ext4.img" &&
+		truncate -s 300M "$dir/xfs.img" &&
+		mkfs.xfs -q -f "$dir/xfs.img" &&
+		truncate -s 256M "$dir/btrfs.img" &&
+		mkfs.btrfs -q -f "$dir/btrfs.img" >/dev/null
+}
+
+# split LOG DIR: each framed program run of LOG into DIR/SET.FS.BITS, one
+# line per test: "NAME<TAB>ok|fail|skip<TAB>skip reason", and its exit
+# status as the test "(exit status)".
+split_results() {
+	rm -rf "$2"
+	mkdir -p "$2"
+	tr -d '\r' <"$1" | awk -v dir="$2" '
+		/^# gk-run / { out = dir "/" $3 "." $4 "." $5; printf "" >out; next }
+		/^# gk-end / {
+			if (out != "") {
+				sub(/^rc=/, "", $6)
+				printf "(exit status)\t%s\t\n", $6 >out
+				close(out)
+			}
+			out = ""; next
+		}
+		out == "" { next }
+		/^ok [0-9]+ / {
+			line = $0; reason = ""
+			sub(/^ok [0-9]+ /, "", line)
+			if (match(line, / # SKIP /)) {
+				reason = substr(line, RSTART + 8)
+				line = substr(line, 1, RSTART - 1)
+				printf "%s\tskip\t%s\n", line, reason >out
+			} else {
+				printf "%s\tok\t\n", line >out
+			}
+			next
+		}
+		/^not ok [0-9]+ / {
+			line = $0; sub(/^not ok [0-9]+ /, "", line)
+			printf "%s\tfail\t\n", line >out
+		}'
+}
+
+# fresh LABEL: LABEL's results exist and come from the current binaries.
+fresh() {
+	[ -d "$G/$1/results" ] && cmp -s "$G/$1/stamp" "$G/stamp"
+}
+
+# emit LOG: its TAP lines (and the verdict) on stdout.
+emit() {
+	tr -d '\r' <"$1" | grep -E '^(not )?ok |^# (gk-run|gk-end|=====|Totals|harness)'
+}
+
+run_host() {
+	local out=$G/host
+
+	rm -rf "$out"
+	mkdir -p "$out"
+	echo "# == host: $(uname -r), native fchmodat2"
+	if [ "$(id -u)" != 0 ]; then
+		fail "host: not root: no native run on this machine's filesystems"
+		return 1
+	fi
+	make_images "$out/img" || { fail "host: mkfs failed"; return 1; }
+	unshare -m --propagation private \
+		sh "$here/host.sh" "$G/bin" "$out/img" "$G/trixie" \
+		>"$out/console.log" 2>&1
+	local rc=$?
+	emit "$out/console.log"
+	echo "# host: host.sh exited $rc"
+	[ "$rc" = 0 ] || fail "host: native run failed (exit $rc)"
+	rm -rf "$out/img"
+	split_results "$out/console.log" "$out/results"
+	cp "$G/stamp" "$out/stamp"
+}
+
+# run_vm SERIES: one boot of SERIES' kernel with the scenario.
+run_vm() {
+	local series=$1 mode out files=() mods=() q=() fs rc
+
+	case $series in
+	5.10|6.1) mode=module ;;
+	6.12) mode=native ;;
+	*) fail "unknown series $series"; return 1 ;;
+	esac
+	out=$G/$series
+	rm -rf "$out"
+	mkdir -p "$out"
+	if ! f2_kernel "$series"; then
+		fail "$series: cannot fetch the kernel"
+		return 1
+	fi
+	echo "# == VM: $series ($KREL), $mode"
+	files=("$G"/bin/* "$here/suite.sh" "$top/tests/guest/steps.sh")
+	if [ "$mode" = module ]; then
+		if ! f2_dkms_build "$out/dkms" >"$out/build.log" 2>&1; then
+			tail -n 20 "$out/build.log" "$out/dkms/dkms.log"
+			fail "$series: dkms build failed"
+			return 1
+		fi
+		files+=("$out/dkms/fchmodat2.ko")
+	fi
+	f2_stage "$out/f2" "$here/guest.sh" "${files[@]}"
+	cp -a "$G/trixie" "$out/f2/trixie"
+	echo "$mode" >"$out/f2/gk-mode"
+	make_images "$out/img" || { fail "$series: mkfs failed"; return 1; }
+	for fs in ext4 xfs btrfs; do
+		q+=(-drive "file=$out/img/$fs.img,format=raw,if=none,id=$fs,cache=unsafe"
+		    -device "virtio-blk-pci,drive=$fs,serial=gk-$fs")
+	done
+	for m in virtio_pci virtio_blk ext4 xfs btrfs; do
+		mods+=(-k "$m")
+	done
+	if ! "$top/tests/vm/mkinitramfs.sh" -M "$MODDIR" "${mods[@]}" \
+		"$out/initrd.cpio.gz" "$out/f2" >"$out/mkinitramfs.log" 2>&1; then
+		cat "$out/mkinitramfs.log"
+		fail "$series: mkinitramfs failed"
+		return 1
+	fi
+	"$top/tests/vm/run.sh" -k "$VMLINUZ" -i "$out/initrd.cpio.gz" \
+		-l "$out/console.log" -t 1800 -- "${q[@]}" >"$out/verdict"
+	rc=$?
+	emit "$out/console.log"
+	cat "$out/verdict"
+	# the step that run.sh's verdict is: a dead VM is one failure
+	echo "$([ "$rc" = 0 ] || echo 'not ')ok 1 vm $series: $(grep verdict: "$out/verdict")"
+	[ "$rc" = 0 ] || fail "$series: $(grep verdict: "$out/verdict")"
+	rm -rf "$out/img"
+	split_results "$out/console.log" "$out/results"
+	cp "$G/stamp" "$out/stamp"
+}
+
+# compare REF RUN: per program run, per test, RUN's result against REF's.
+# A difference is explained only by a line of kernel-differences:
+#   RUN SET FS TEST REF_RESULT RUN_RESULT REASON_SUBSTRING  # why
+# (RUN_RESULT skip must carry REASON_SUBSTRING in its skip reason).
+compare() {
+	local ref=$1 run=$2 f base n=0 report
+
+	report=$G/$run/compare-$ref.txt
+
+	: >"$report"
+	for f in "$G/$ref"/results/*; do
+		base=${f##*/}
+		n=$((n + 1))
+		local diffs
+		diffs=$(awk -F'\t' -v KNOWN="$here/kernel-differences" -v run="$run" -v key="$base" -v ref="$ref" '
+			BEGIN {
+				split(key, k, ".")
+				while ((getline l <KNOWN) > 0) {
+					if (l ~ /^[ \t]*(#|$)/) continue
+					sub(/[ \t]*#.*/, "", l)
+					m = split(l, w, /[ \t]+/)
+					if (w[1] != run || w[2] != k[1] || (w[3] != "*" && w[3] != k[2]))
+						continue
+					reason = w[7]
+					for (i = 8; i <= m; i++) reason = reason " " w[i]
+					known[w[4], w[5], w[6]] = reason
+				}
+			}
+			FNR == NR { r[$1] = $2; order[++nr] = $1; next }
+			{ s[$1] = $2; why[$1] = $3; if (!($1 in r)) order[++nr] = $1 }
+			END {
+				for (i = 1; i <= nr; i++) {
+					t = order[i]
+					a = (t in r) ? r[t] : "missing"
+					b = (t in s) ? s[t] : "missing"
+					if (a == b) continue
+					if ((t, a, b) in known && index(why[t], known[t, a, b]))
+						printf "explained: %s: %s %s, %s %s (%s)\n", t, ref, a, run, b, why[t]
+					else
+						printf "DIFFERENT: %s: %s %s, %s %s%s\n", t, ref, a, run, b, why[t] ? " (" why[t] ")" : ""
+				}
+			}' "$f" "$G/$run/results/$base" 2>/dev/null)
+		[ -f "$G/$run/results/$base" ] ||
+			diffs="DIFFERENT: the run is missing in $run"
+		{
+			echo "== ${base//./ }"
+			[ -n "$diffs" ] && echo "$diffs"
+		} >>"$report"
+		if grep -q '^DIFFERENT' <<<"$diffs"; then
+			echo "not ok $n $run vs $ref: ${base//./ }: $(grep -c '^DIFFERENT' <<<"$diffs") tests differ"
+			grep '^DIFFERENT' <<<"$diffs" | sed 's/^/# /'
+			status=1
+		else
+			echo "ok $n $run vs $ref: ${base//./ }: same per-test results$(grep -q '^explained' <<<"$diffs" && echo " ($(grep -c '^explained' <<<"$diffs") explained by kernel-differences)")"
+			grep '^explained' <<<"$diffs" | sed 's/^/# /'
+		fi
+	done
+	for f in "$G/$run"/results/*; do
+		[ -f "$G/$ref/results/${f##*/}" ] && continue
+		# without the module: nothing native to compare with; AppArmor:
+		# not run on this machine
+		case ${f##*/} in
+		*-nomod.*) continue ;;
+		lsm.*) [ "$ref" = host ] && continue ;;
+		esac
+		n=$((n + 1))
+		echo "not ok $n $run vs $ref: ${f##*/}: not run on $ref"
+		status=1
+	done
+	[ "$n" -gt 0 ] || { echo "not ok 1 $run vs $ref: nothing to compare"; status=1; }
+}
+
+[ $# -gt 0 ] || { echo "usage: run-vm.sh host|6.12|5.10|6.1... | --compare REF RUN" >&2; exit 2; }
+if [ "$1" = --compare ] && [ $# = 3 ]; then
+	compare "$2" "$3"
+	exit "$status"
+fi
+for t in mkfs.ext4 mkfs.xfs mkfs.btrfs qemu-system-x86_64; do
+	command -v "$t" >/dev/null || { echo "run-vm.sh: $t is missing (e2fsprogs, xfsprogs, btrfs-progs, qemu-system-x86)" >&2; exit 1; }
+done
+mkdir -p "$G"
+build_programs || { echo "run-vm.sh: cannot build the test programs" >&2; exit 1; }
+
+done_labels=" "
+for s in "$@"; do
+	case $s in
+	host) run_host ;;
+	*) run_vm "$s" ;;
+	esac
+	done_labels+="$s "
+	case $s in
+	5.10|6.1)
+		for ref in host 6.12; do
+			if ! fresh "$ref" && [ "$done_labels" = "${done_labels/ $ref /}" ]; then
+				echo "# $ref results missing or from other binaries: making them"
+				if [ "$ref" = host ]; then run_host; else run_vm 6.12; fi
+				done_labels+="$ref "
+			fi
+			if fresh "$ref"; then
+				echo "# == $s compared with $ref"
+				compare "$ref" "$s"
+			else
+				fail "no results of $ref to compare $s with"
+			fi
+		done ;;
+	6.12)
+		if fresh host; then
+			echo "# == 6.12 compared with host (both native)"
+			compare host 6.12
+		fi ;;
+	esac
+done
+exit "$status"

@@ -1,0 +1,162 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# The gatekeeper test sets, sourced by guest.sh (busybox sh in the VM) and
+# by host.sh (natively on this machine), so that both run exactly the same
+# commands. Needs steps.sh's step(); $GK_BIN holds the static programs.
+#
+# Every program's output is framed by
+#   # gk-run SET FS BITS
+#   ... its TAP lines ...
+#   # gk-end SET FS BITS rc=N
+# so that the host can file each run's per-test results (run-vm.sh) and
+# compare them between kernels.
+
+# gk_run SET FS BITS PROGRAM [ARG...]: one framed run, and a harness step.
+gk_run() {
+	set_=$1 fs_=$2 bits_=$3
+	shift 3
+	echo "# gk-run $set_ $fs_ $bits_"
+	"$@"
+	rc_=$?
+	echo "# gk-end $set_ $fs_ $bits_ rc=$rc_"
+	step "$rc_" "$set_ on $fs_, $bits_-bit: $*"
+}
+
+# gk_prog NAME BITS: the path of NAME's build for BITS.
+gk_prog() {
+	if [ "$2" = 32 ]; then
+		echo "$GK_BIN/${1}32"
+	else
+		echo "$GK_BIN/$1"
+	fi
+}
+
+# gk_fs_sets FS MOUNTPOINT [DEVICE]: everything that depends on the
+# filesystem, on the one mounted at MOUNTPOINT (DEVICE: gk_fs may unmount
+# it and mount DEVICE there again).
+gk_fs_sets() {
+	fs=$1 mp=$2 dev=${3:-}
+	for bits in 64 32; do
+		gk_run test "$fs" "$bits" "$(gk_prog fchmodat2_test "$bits")" -d "$mp"
+		gk_run creds "$fs" "$bits" "$(gk_prog gk_creds "$bits")" -d "$mp"
+		if [ -n "$dev" ]; then
+			gk_run fs "$fs" "$bits" "$(gk_prog gk_fs "$bits")" \
+				-m "$mp" -D "$dev" -t "$fs"
+		else
+			gk_run fs "$fs" "$bits" "$(gk_prog gk_fs "$bits")" -m "$mp"
+		fi
+	done
+}
+
+# gk_ptrace_sets DIR, gk_seccomp_sets DIR: in a directory on tmpfs.
+gk_ptrace_sets() {
+	for bits in 64 32; do
+		gk_run ptrace tmpfs "$bits" "$(gk_prog gk_ptrace "$bits")" -d "$1"
+	done
+}
+gk_seccomp_sets() {
+	for bits in 64 32; do
+		gk_run seccomp tmpfs "$bits" "$(gk_prog gk_seccomp "$bits")" -d "$1"
+	done
+}
+
+# gk_trixie DIR: the command prefix that runs DIR's (Debian 13's) dynamic
+# programs through DIR's own loader and glibc.
+gk_trixie() {
+	echo "$1/usr/lib64/ld-linux-x86-64.so.2 --library-path $1/usr/lib/x86_64-linux-gnu"
+}
+
+# gk_chmod_tap DIR TRIXIE EXPECT: Debian 13's chmod -R over a tree of
+# 3000 files, and chmod -h on a symlink, with /proc not mounted (a
+# private mount namespace). EXPECT "452": everything changed, no error;
+# "fallback" (no fchmodat2): glibc's emulation cannot work without /proc
+# and says EOPNOTSUPP, which chmod takes for "a symlink, leave it": exit 0,
+# not one message, and nothing below the top changed. Prints TAP.
+gk_chmod_tap() {
+	dir=$1 ld=$(gk_trixie "$2") expect=$3
+	chmod_=$2/usr/bin/chmod
+	fails_=0
+	echo "TAP version 13"
+	echo "1..4"
+	rm -rf "$dir/tree"
+	"$GK_BIN/gk_tree" -m "$dir/tree" 3000
+	unshare -m --propagation private sh -c "umount -l /proc && ! [ -e /proc/self ] &&
+		$ld $chmod_ -R 0700 '$dir/tree'" 2>"$dir/chmod.err"
+	rc=$?
+	errs=$(wc -l <"$dir/chmod.err")
+	eop=$(grep -c 'Operation not supported' "$dir/chmod.err")
+	echo "# chmod -R 0700, no /proc: exit $rc, $errs error lines, $eop EOPNOTSUPP"
+	head -n 3 "$dir/chmod.err" | sed 's/^/# /'
+	if [ "$expect" = 452 ]; then
+		[ "$rc" = 0 ] && [ "$errs" = 0 ]
+		tap_ 1 $? "chmod_R_without_proc_exits_0_without_errors"
+		out_=$("$GK_BIN/gk_tree" -c "$dir/tree" 0700) ||
+			fails_=$((fails_ + 1))
+		echo "$out_" | sed 's/^\(\(not \)\{0,1\}ok\) 1 /\1 2 /'
+	else
+		[ "$rc" = 0 ] && [ "$errs" = 0 ]
+		tap_ 1 $? "chmod_R_without_452_and_proc_exits_0_without_errors"
+		# ...having changed nothing but the top directory
+		out_=""
+		for d in 0 9 29; do
+			out_="$out_$("$GK_BIN/gk_tree" -c "$dir/tree/d$d" 0644 0755)
+"
+		done
+		echo "$out_" | grep '^#'
+		! echo "$out_" | grep -q '^not ok' && [ "$(stat -c %a "$dir/tree")" = 700 ]
+		tap_ 2 $? "but_nothing_below_the_top_changed"
+	fi
+	ln -s tree "$dir/tlink"
+	unshare -m --propagation private sh -c "umount -l /proc && $ld $chmod_ -h 0600 '$dir/tlink'" \
+		2>"$dir/chmod.err"
+	rc=$?
+	echo "# chmod -h 0600 symlink, no /proc: exit $rc $(cat "$dir/chmod.err")"
+	[ "$rc" = 0 ]
+	tap_ 3 $? "chmod_h_symlink_exits_0"
+	[ "$(stat -c %a "$dir/tlink")" = 777 ]
+	tap_ 4 $? "chmod_h_symlink_mode_unchanged"
+	rm -rf "$dir/tree" "$dir/tlink" "$dir/chmod.err"
+	[ "$fails_" = 0 ]
+}
+tap_() { # tap_ N STATUS NAME
+	if [ "$2" = 0 ]; then
+		echo "ok $1 $3"
+	else
+		echo "not ok $1 $3"
+		fails_=$((fails_ + 1))
+	fi
+}
+
+# gk_clients_sets DIR TRIXIE [SUFFIX]: glibc 2.41 and chmod 9.7 of Debian
+# 13, /proc not mounted; SUFFIX "-nomod" names the runs before the module
+# is loaded (no fchmodat2: glibc's fallback).
+gk_clients_sets() {
+	sfx=${3:-}
+	expect=452
+	[ -n "$sfx" ] && expect=fallback
+	# shellcheck disable=SC2046 # the loader command is words
+	gk_run "libc$sfx" tmpfs 64 $(gk_trixie "$2") "$GK_BIN/gk_libc" -d "$1"
+	gk_run "chmod$sfx" tmpfs 64 gk_chmod_tap "$1" "$2" "$expect"
+}
+
+# gk_lsm_sets DIR TRIXIE: an AppArmor profile denying chmod below
+# DIR/gk-lsm*/deny, loaded with Debian 13's apparmor_parser (VM only).
+gk_lsm_sets() {
+	cat >/tmp/gk_lsm.profile <<PROFILE
+profile gk_lsm flags=(attach_disconnected) {
+  /** rwlkmix,
+  capability,
+  audit deny $1/gk-lsm*/deny/** w,
+}
+PROFILE
+	# shellcheck disable=SC2046
+	$(gk_trixie "$2") "$2/usr/sbin/apparmor_parser" -r -K -T \
+		/tmp/gk_lsm.profile
+	step $? "apparmor_parser loads a profile denying chmod below $1/gk-lsm*/deny"
+	# every denial must reach the kernel log: no printk rate limit
+	echo 0 >/proc/sys/kernel/printk_ratelimit
+	for bits in 64 32; do
+		gk_run lsm tmpfs "$bits" "$(gk_prog gk_lsm "$bits")" \
+			-d "$1/gk-lsm$bits" -p gk_lsm
+	done
+}
