@@ -12,11 +12,11 @@ bench() { # bench LABEL OPERATION ITERATIONS
 }
 
 bench getpid_without getpid 20000 || exit 1
-bench emulation_without emulation 2000 || exit 1
+bench emulation_without emulation 5000 || exit 1
 insmod ./fchmodat2.ko || exit 1
 bench getpid_with getpid 20000 || exit 1
-bench fchmodat2_with fchmodat2 2000 || exit 1
-bench fchmodat_with fchmodat 2000 || exit 1
+bench fchmodat2_with fchmodat2 10000 || exit 1
+bench fchmodat_with fchmodat 10000 || exit 1
 bench enoent2_with fchmodat2_enoent 5000 || exit 1
 bench enoent_with fchmodat_enoent 5000 || exit 1
 rmmod fchmodat2 || exit 1
