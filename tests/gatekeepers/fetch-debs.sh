@@ -21,48 +21,11 @@ repo=$(cd "$(dirname "$0")/../.." && pwd)
 state=$repo/.cache/vm/debs-$suite
 keyring=/usr/share/keyrings/debian-archive-keyring.gpg
 
-# "URI SUITE" of this machine's deb sources (deb822 and one-line style)
-machine_sources() {
-	local f
-
-	for f in /etc/apt/sources.list.d/*.sources; do
-		[ -e "$f" ] || continue
-		awk 'BEGIN { RS = ""; FS = "\n" }
-		{
-			types = uris = suites = ""
-			for (i = 1; i <= NF; i++) {
-				if ($i ~ /^[ \t]*#/) continue
-				key = tolower($i); sub(/:.*/, "", key)
-				val = $i; sub(/^[^:]*:[ \t]*/, "", val)
-				if (key == "types") types = val
-				else if (key == "uris") uris = val
-				else if (key == "suites") suites = val
-			}
-			if ((" " types " ") !~ / deb /) next
-			n = split(uris, u, /[ \t]+/); m = split(suites, s, /[ \t]+/)
-			for (a = 1; a <= n; a++)
-				for (b = 1; b <= m; b++) print u[a], s[b]
-		}' "$f"
-	done
-	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
-		[ -e "$f" ] || continue
-		sed 's/#.*//' "$f" | awk '$1 == "deb" {
-			i = 2
-			if ($i ~ /^\[/) { while ($i !~ /\]$/ && i < NF) i++; i++ }
-			print $i, $(i + 1)
-		}'
-	done
-}
-
 mkdir -p "$state/lists/partial" "$state/cache/archives/partial" "$state/debs"
 exec 9>"$state/lock"
 flock 9
-codename=$(sed -n 's/^VERSION_CODENAME=//p' /etc/os-release)
-debian_uri=$(machine_sources | awk -v s="$codename" '$2 == s { print $1; exit }')
-security_uri=$(machine_sources | awk -v s="$codename-security" '$2 == s { print $1; exit }')
-if [ -z "$debian_uri" ] || [ -z "$security_uri" ]; then
-	die "no apt sources for $codename and $codename-security on this machine"
-fi
+# shellcheck source=tests/vm/apt-mirrors.sh
+. "$repo/tests/vm/apt-mirrors.sh"
 {
 	echo "deb [signed-by=$keyring] $debian_uri $suite main"
 	echo "deb [signed-by=$keyring] $security_uri $suite-security main"

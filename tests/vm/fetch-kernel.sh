@@ -53,47 +53,8 @@ esac
 mkdir -p "$cache"
 cache=$(cd "$cache" && pwd)
 
-# "URI SUITE" for every deb source of this machine, deb822 and one-line style.
-machine_sources() {
-	local f
-	for f in /etc/apt/sources.list.d/*.sources; do
-		[ -e "$f" ] || continue
-		awk 'BEGIN { RS = ""; FS = "\n" }
-		{
-			types = uris = suites = ""; enabled = "yes"
-			for (i = 1; i <= NF; i++) {
-				if ($i ~ /^[ \t]*#/) continue
-				key = tolower($i); sub(/:.*/, "", key)
-				val = $i; sub(/^[^:]*:[ \t]*/, "", val)
-				if (key == "types") types = val
-				else if (key == "uris") uris = val
-				else if (key == "suites") suites = val
-				else if (key == "enabled") enabled = tolower(val)
-			}
-			if (enabled == "no" || (" " types " ") !~ / deb /) next
-			n = split(uris, u, /[ \t]+/); m = split(suites, s, /[ \t]+/)
-			for (a = 1; a <= n; a++)
-				for (b = 1; b <= m; b++) print u[a], s[b]
-		}' "$f"
-	done
-	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
-		[ -e "$f" ] || continue
-		sed 's/#.*//' "$f" | awk '$1 == "deb" {
-			i = 2
-			if ($i ~ /^\[/) { while ($i !~ /\]$/ && i < NF) i++; i++ }
-			print $i, $(i + 1)
-		}'
-	done
-}
-
-# The Debian and Debian-security mirrors are the ones this machine uses for
-# its own release and its -security suite.
-codename=$(sed -n 's/^VERSION_CODENAME=//p' /etc/os-release)
-[ -n "$codename" ] || die "no VERSION_CODENAME in /etc/os-release"
-debian_uri=$(machine_sources | awk -v s="$codename" '$2 == s { print $1; exit }')
-security_uri=$(machine_sources | awk -v s="$codename-security" '$2 == s { print $1; exit }')
-[ -n "$debian_uri" ] || die "no apt source for suite $codename on this machine"
-[ -n "$security_uri" ] || die "no apt source for suite $codename-security on this machine"
+# shellcheck source=tests/vm/apt-mirrors.sh
+. "$(dirname "$0")/apt-mirrors.sh"
 
 state=$cache/apt-$series
 mkdir -p "$state/lists/partial" "$state/cache/archives/partial"
