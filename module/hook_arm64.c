@@ -5,20 +5,24 @@
  * invoke_syscall() calls sys_ni_syscall() (through do_ni_syscall()) for a
  * number past the table, native and AArch32 alike, after ptrace and
  * seccomp. An IP-modifying ftrace hook on sys_ni_syscall() sends the call
- * to f2_arm64_sys_fchmodat2() when the number is 452; every other system
+ * to f2_fchmodat2() when the number is 452; every other system
  * call never passes here, so they pay nothing.
  *
- * The hook filters by name: available_filter_functions lists
- * sys_ni_syscall several times (overridden weak copies); hooking them all
- * is harmless. The number is read from pt_regs->syscallno, which a tracer
- * rewriting the number changes (regs[8] it does not).
+ * The hook is set on sys_ni_syscall()'s address alone.
+ * available_filter_functions lists sys_ni_syscall several times: the
+ * other entries are the bodies of weak COND_SYSCALL() stubs that a real
+ * system call overrode, which kallsyms no longer names and nothing calls.
+ * Hooking them too would cost nothing at run time but a bigger filter
+ * hash, which ftrace searches on every call that does come here. The
+ * number is read from pt_regs->syscallno, which a tracer rewriting the
+ * number changes (regs[8] it does not).
  */
 #include <linux/ftrace.h>
 #include <linux/percpu.h>
 #include <linux/delay.h>
 #include <linux/ptrace.h>
 #include <linux/compat.h>
-#include <linux/string.h>
+#include <linux/rcupdate.h>
 #include "fchmodat2.h"
 
 /*
@@ -41,35 +45,34 @@ int f2_arch_native_present(void)
 	return f2_lookup_name("__arm64_sys_fchmodat2") != 0;
 }
 
-static long f2_arm64_sys_fchmodat2(void)
-{
-	struct pt_regs *regs = current_pt_regs();
-	long ret;
-
-	if (is_compat_task())
-		ret = f2_fchmodat2((int)regs->regs[0],
-				   compat_ptr((u32)regs->regs[1]),
-				   (umode_t)regs->regs[2],
-				   (unsigned int)regs->regs[3]);
-	else
-		ret = f2_fchmodat2((int)regs->regs[0],
-				   (const char __user *)regs->regs[1],
-				   (umode_t)regs->regs[2],
-				   (unsigned int)regs->regs[3]);
-	return ret;
-}
-
+/*
+ * sys_ni_syscall() takes no arguments: the hook gives f2_fchmodat2() the
+ * ones the task entered with (as a tracer may have rewritten them), and
+ * returns into it instead. ftrace restores x0-x8 and the PC from the saved
+ * registers, so the handler runs with its own arguments and returns to
+ * do_ni_syscall() as sys_ni_syscall() would have. No wrapper function:
+ * this path is fchmodat2's only cost.
+ */
 static void notrace f2_arm64_ftrace(unsigned long ip, unsigned long parent_ip,
 				    struct ftrace_ops *op,
 				    struct ftrace_regs *fregs)
 {
 	struct pt_regs *regs = ftrace_get_regs(fregs);
+	const struct pt_regs *user = current_pt_regs();
 
-	if (current_pt_regs()->syscallno != F2_NR_FCHMODAT2 || !regs)
+	if (user->syscallno != F2_NR_FCHMODAT2 || !regs)
 		return;
-	this_cpu_inc(f2_arm64_entered);
+	/* The ftrace list function runs callbacks with preemption off. */
+	(*this_cpu_ptr(&f2_arm64_entered))++;
+	regs->regs[0] = (int)user->regs[0];
+	if (is_compat_task())
+		regs->regs[1] = (unsigned long)compat_ptr((u32)user->regs[1]);
+	else
+		regs->regs[1] = user->regs[1];
+	regs->regs[2] = (umode_t)user->regs[2];
+	regs->regs[3] = (unsigned int)user->regs[3];
 	/* The saved PC: ftrace_instruction_pointer_set() is a no-op here. */
-	instruction_pointer_set(regs, (unsigned long)f2_arm64_sys_fchmodat2);
+	instruction_pointer_set(regs, (unsigned long)f2_fchmodat2);
 }
 
 static struct ftrace_ops f2_arm64_ops = {
@@ -92,14 +95,36 @@ static unsigned long f2_arm64_inflight(void)
 	return entered - served - refused;
 }
 
+/*
+ * Hook sys_ni_syscall()'s ftrace call site, by its exact address: given a
+ * function's own address, ftrace searches the whole extent kallsyms gives
+ * the symbol, which here runs on over the nameless stubs that follow it,
+ * and may take one of theirs. The call site is the function's second
+ * instruction (its third after a BTI landing pad); ftrace refuses any
+ * other address inside a function with -EINVAL.
+ */
+static int f2_arm64_set_filter(unsigned long addr)
+{
+	int i, err = -EINVAL;
+
+	for (i = 1; i <= 2 && err == -EINVAL; i++)
+		err = ftrace_set_filter_ip(&f2_arm64_ops,
+					   addr + i * AARCH64_INSN_SIZE, 0, 0);
+	return err;
+}
+
 int f2_arch_hook_install(void)
 {
-	char name[] = "sys_ni_syscall";
+	unsigned long addr = f2_lookup_name("sys_ni_syscall");
 	int err;
 
-	err = ftrace_set_filter(&f2_arm64_ops, name, strlen(name), 1);
+	if (!addr) {
+		pr_err("sys_ni_syscall not found: unsupported kernel\n");
+		return -ENOENT;
+	}
+	err = f2_arm64_set_filter(addr);
 	if (err) {
-		pr_err("sys_ni_syscall cannot be hooked (ftrace_set_filter: %d): unsupported kernel\n",
+		pr_err("sys_ni_syscall has no ftrace call site where expected (ftrace_set_filter_ip: %d): unsupported kernel\n",
 		       err);
 		return err;
 	}
@@ -135,6 +160,11 @@ void f2_arch_hook_remove(void)
 		msleep(20);
 	}
 	smp_mb(); /* the counters' reads before what follows */
-	/* ...and between the decrement and the handler's return. */
-	synchronize_rcu();
+	/*
+	 * ...and for those between their count and the handler's return: on
+	 * a preemptible kernel (TASKS_RCU) until each has scheduled
+	 * voluntarily or gone back to user space; otherwise this is
+	 * synchronize_rcu(), until every CPU has scheduled.
+	 */
+	synchronize_rcu_tasks();
 }
