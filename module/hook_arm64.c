@@ -29,9 +29,10 @@
  * Calls the hook sent to the handler. Each ends by counting itself served
  * or refused in f2_fchmodat2(), so the difference is the number of tasks
  * between the hook and the end of the handler (which may sleep): unloading
- * waits for it to be zero. This kernel may lack TASKS_RCU, so no grace
- * period covers a task asleep in the handler. One counter per call instead
- * of an increment and a decrement: this path is fchmodat2's only cost.
+ * waits for it to be zero. No RCU flavour would wait for a task asleep in
+ * the handler: even for Tasks RCU a voluntary sleep is a quiescent state.
+ * One counter per call instead of an increment and a decrement: this path
+ * is fchmodat2's only cost.
  */
 static DEFINE_PER_CPU(unsigned long, f2_arm64_entered);
 

@@ -5,7 +5,8 @@
 # /f2/gk-mode says "module" (5.10, 6.1: load fchmodat2.ko first) or
 # "native" (6.12: the kernel's own fchmodat2, the oracle). The drives
 # carry serial numbers gk-ext4, gk-xfs and gk-btrfs (run-vm.sh made them).
-# /f2/trixie holds Debian 13's loader, glibc, chmod and apparmor_parser.
+# /f2/trixie holds Debian 13's loader, glibc, chmod, strace and
+# apparmor_parser.
 # Every step prints a TAP line; suite.sh frames each program's run.
 
 cd /f2 || exit 1
@@ -91,6 +92,7 @@ for fs in $fss; do
 done
 echo "# ===== ptrace"
 gk_ptrace_sets /mnt/tmpfs
+gk_strace_sets /mnt/tmpfs /f2/trixie
 echo "# ===== real clients: Debian 13's glibc and chmod, /proc not mounted"
 gk_clients_sets /mnt/tmpfs /f2/trixie
 echo "# ===== AppArmor"

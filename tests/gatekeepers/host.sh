@@ -51,6 +51,7 @@ for fs in $fss; do
 done
 echo "# ===== ptrace"
 gk_ptrace_sets "$img/mnt/tmpfs"
+gk_strace_sets "$img/mnt/tmpfs" "$trixie"
 echo "# ===== real clients: Debian 13's glibc and chmod, /proc not mounted"
 gk_clients_sets "$img/mnt/tmpfs" "$trixie"
 echo "# ===== seccomp"

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # run-vm.sh SERIES...: fchmodat2 on tmpfs, ext4, xfs and btrfs, under
-# seccomp, ptrace, fsnotify, capabilities and AppArmor, and through Debian
-# 13's glibc and chmod, compared per test with kernels whose fchmodat2 is
+# seccomp, ptrace (and Debian 13's strace), fsnotify, capabilities and
+# AppArmor, and through Debian 13's glibc and chmod, compared per test with kernels whose fchmodat2 is
 # native (issue 4).
 #
 #   host   natively on this machine's kernel (root; loop devices)
@@ -12,8 +12,9 @@
 #   6.1    Debian 12's kernel in QEMU with fchmodat2.ko (built by DKMS)
 #
 # Sets (build/gatekeepers/SERIES/results/SET.FS.BITS): test (the test
-# program), fs, creds on tmpfs, ext4, xfs, btrfs; ptrace, seccomp, libc and
-# chmod (Debian 13's glibc and coreutils, no /proc) and lsm (AppArmor, VM
+# program), fs, creds on tmpfs, ext4, xfs, btrfs; ptrace, strace (Debian
+# 13's), seccomp, libc and chmod (Debian 13's glibc and coreutils, no
+# /proc) and lsm (AppArmor, VM
 # only) on tmpfs; libc-nomod and chmod-nomod: 5.10 and 6.1 before the
 # module is loaded (glibc's fallback; checked, not compared).
 #
@@ -38,10 +39,14 @@ shopt -s nullglob
 here=$top/tests/gatekeepers
 G=$B/gatekeepers
 progs=(gk_fs gk_seccomp gk_ptrace gk_creds gk_lsm)
-# Debian 13's userland for the real-client and AppArmor sets
-trixie_debs=(libc6 coreutils apparmor)
+# Debian 13's userland for the real-client, strace and AppArmor sets
+trixie_debs=(libc6 coreutils apparmor strace libunwind8 liblzma5)
 trixie_files=(usr/lib64/ld-linux-x86-64.so.2 usr/lib/x86_64-linux-gnu/libc.so.6
-	      usr/bin/chmod usr/sbin/apparmor_parser)
+	      usr/bin/chmod usr/sbin/apparmor_parser usr/bin/strace
+	      usr/lib/x86_64-linux-gnu/libunwind-ptrace.so.0
+	      usr/lib/x86_64-linux-gnu/libunwind-x86_64.so.8
+	      usr/lib/x86_64-linux-gnu/libunwind.so.8
+	      usr/lib/x86_64-linux-gnu/liblzma.so.5)
 status=0
 
 fail() {
@@ -60,10 +65,10 @@ build_programs() {
 	# linux-libc-dev displaces), -m32 finds the bi-arch <asm/...> headers
 	# in the host's multiarch directory
 	local m32=(-m32 -isystem "/usr/include/$(gcc -print-multiarch)")
-	for p in fchmodat2_test "${progs[@]}"; do
+	for p in fchmodat2_test f2call "${progs[@]}"; do
 		local src=$here/$p.c
 
-		[ "$p" = fchmodat2_test ] && src=$top/tests/fchmodat2_test.c
+		case $p in fchmodat2_test | f2call) src=$top/tests/$p.c ;; esac
 		gcc "${flags[@]}" -o "$G/bin/$p" "$src" &&
 			gcc "${m32[@]}" "${flags[@]}" -o "$G/bin/${p}32" "$src" ||
 			return 1
@@ -79,8 +84,9 @@ build_programs() {
 		cp -L "$G/trixie-root/$p" "$G/trixie/$p" || return 1
 	done
 	rm -rf "$G/trixie-root"
-	cat "$G"/bin/* "$G/trixie.versions" "$here/guest.sh" "$here/host.sh" \
-		"$here/suite.sh" "$top/tests/guest/steps.sh" |
+	cat "$G"/bin/* "$G/trixie.versions" "$here/run-vm.sh" \
+		"$here/guest.sh" "$here/host.sh" "$here/suite.sh" \
+		"$top/tests/guest/steps.sh" |
 		sha256sum | cut -c1-16 >"$G/stamp"
 }
 

@@ -60,6 +60,67 @@ gk_seccomp_sets() {
 	done
 }
 
+# gk_strace_tap DIR TRIXIE BITS: Debian 13's strace (which knows
+# fchmodat2 by name) traces f2call, BITS-bit: the call and its real result
+# as strace shows them; then strace's fault injection, which at the entry
+# stop replaces the call by an error or a return value: the kernel must
+# obey, and the file must stay as it was. Prints TAP.
+gk_strace_tap() {
+	dir=$1/strace$3 ld=$(gk_trixie "$2") strace_=$2/usr/bin/strace
+	call_=$(gk_prog f2call "$3")
+	fails_=0
+	echo "TAP version 13"
+	echo "1..4"
+	rm -rf "$dir"
+	mkdir -p "$dir" && : >"$dir/file" && chmod 0644 "$dir/file" &&
+		ln -s file "$dir/link" || echo "Bail out! cannot make $dir"
+	n_=0
+	# st_ NAME EXIT LINE MODES [strace option...] -- PATH MODE [nofollow]:
+	# f2call under strace exits EXIT, strace prints exactly LINE, and
+	# then "stat -c %a" of file and link gives MODES
+	st_() {
+		name_=$1 exit_=$2 line_=$3 modes_=$4
+		shift 4
+		opts_=
+		while [ "$1" != -- ]; do
+			opts_="$opts_ $1"
+			shift
+		done
+		shift
+		n_=$((n_ + 1))
+		# shellcheck disable=SC2086 # the loader command and options are words
+		$ld "$strace_" -qq -o "$dir/out" -e trace=fchmodat2 $opts_ \
+			"$call_" "$@" >/dev/null
+		rc_=$?
+		got_=$(cat "$dir/out")
+		m_="$(stat -c %a "$dir/file") $(stat -c %a "$dir/link")"
+		echo "# exit $rc_, modes $m_: $got_"
+		[ "$rc_" = "$exit_" ] && [ "$got_" = "$line_" ] && [ "$m_" = "$modes_" ]
+		tap_ "$n_" $? "$name_"
+	}
+	st_ strace_shows_fchmodat2_and_its_result 0 \
+		"fchmodat2(AT_FDCWD, \"$dir/file\", 0600, AT_SYMLINK_NOFOLLOW) = 0" \
+		"600 777" -- "$dir/file" 600 nofollow
+	st_ strace_shows_eopnotsupp_for_a_symlink 1 \
+		"fchmodat2(AT_FDCWD, \"$dir/link\", 0640, AT_SYMLINK_NOFOLLOW) = -1 EOPNOTSUPP (Operation not supported)" \
+		"600 777" -- "$dir/link" 640 nofollow
+	st_ strace_injected_error_replaces_the_call 1 \
+		"fchmodat2(AT_FDCWD, \"$dir/file\", 0644, 0) = -1 EPERM (Operation not permitted) (INJECTED)" \
+		"600 777" -e inject=fchmodat2:error=EPERM -- "$dir/file" 644
+	st_ strace_injected_retval_replaces_the_call 0 \
+		"fchmodat2(AT_FDCWD, \"$dir/file\", 0644, 0) = 0 (INJECTED)" \
+		"600 777" -e inject=fchmodat2:retval=0 -- "$dir/file" 644
+	rm -rf "$dir"
+	[ "$fails_" = 0 ]
+}
+
+# gk_strace_sets DIR TRIXIE: gk_strace_tap for 64- and 32-bit callers.
+gk_strace_sets() {
+	for bits in 64 32; do
+		gk_run strace tmpfs "$bits" gk_strace_tap "$1" "$2" "$bits"
+	done
+}
+
 # gk_trixie DIR: the command prefix that runs DIR's (Debian 13's) dynamic
 # programs through DIR's own loader and glibc.
 gk_trixie() {
