@@ -114,6 +114,14 @@ rc=$?
 sed 's/^/# /' "$scratch/c"
 [ "$native" = 0 ] || { [ "$rc" = 0 ] && [ "$(grep -c '^ok ' "$scratch/c")" = 4 ]; }
 step $? "fchmodat2ctl check: 4 checks pass, exit 0 (got $rc)"
+if [ "$native" = 1 ]; then
+	"$ctl" load >"$scratch/l" 2>&1
+	rc=$?
+	sed 's/^/# /' "$scratch/l"
+	[ "$rc" = 0 ] && grep -q 'natively: the module is not needed' "$scratch/l" &&
+		! grep -q '^fchmodat2 ' /proc/modules
+	step $? "fchmodat2ctl load on a native kernel: not needed, nothing loaded, exit 0 (got $rc)"
+fi
 [ "$("$ctl" --version)" = "fchmodat2ctl $version" ]
 step $? "fchmodat2ctl --version: fchmodat2ctl $version"
 "$ctl" --help | grep -q '^Usage: fchmodat2ctl'

@@ -5,7 +5,8 @@
 # one QEMU boot of the newest Debian kernel of SERIES (5.10, 6.1). Builds
 # userspace/ (against this machine's glibc: Debian 12's), the module for
 # that kernel (make KDIR=, as README says) and for another kernel (the
-# "built for another kernel" case), stages the programs with the host's
+# "built for another kernel" case), tests/hog (another ftrace user on the
+# module's hook site), stages the programs with the host's
 # dynamic loader and libraries, boots, and prints the guest's TAP lines and
 # the verdict. Exit status: 0 when the guest passed, 1 when a step failed,
 # 2 when the VM or the build failed. Everything goes to
@@ -43,6 +44,10 @@ echo "== userspace in QEMU: $KREL (module for another kernel: $other_krel)"
 f2_build_module "$out/module" >"$out/build.log" 2>&1 ||
 	die "cannot build the module for $KREL: $out/build.log"
 cp "$other_out/module-other/fchmodat2.ko" "$out/fchmodat2-other.ko"
+# an IP-modifying ftrace user on the module's hook site (the "hooked by
+# another ftrace user" case)
+f2_build_hog "$out/hog" >>"$out/build.log" 2>&1 ||
+	die "cannot build tests/hog for $KREL: $out/build.log"
 U=$B/userspace
 make -s -C "$top/userspace" O="$U" tests >>"$out/build.log" 2>&1 ||
 	die "cannot build userspace/: $out/build.log"
@@ -51,7 +56,8 @@ progs=("$U/fchmodat2ctl" "$U/libtest" "$U/libtest-static" "$U/lchmod_prog")
 stage=$out/f2
 f2_stage "$stage" "$top/tests/userspace/guest.sh" "${progs[@]}" \
 	"$U/libfchmodat2-preload.so" "$top/tests/guest/steps.sh" \
-	"$out/module/fchmodat2.ko" "$out/fchmodat2-other.ko" || die "cannot stage"
+	"$out/module/fchmodat2.ko" "$out/fchmodat2-other.ko" \
+	"$out/hog/f2_hog.ko" || die "cannot stage"
 cp -L "$U/libfchmodat2.so.0" "$stage/"
 
 # Debian 12's glibc, libkmod and what they need, from this machine
