@@ -265,6 +265,70 @@ static inline int gk_workdir(const char *parent, const char *tag, char *path,
 	return fd;
 }
 
+/* A program's cases, each a function named by the property it checks. */
+struct gk_case {
+	const char *name;
+	void (*fn)(void);
+};
+
+#define GK_CASE(fn) { #fn, fn }
+
+/*
+ * Run @cases in order, or only the one named @only (if not NULL). Without
+ * a work directory (@wfd < 0) each case fails: none can be tried.
+ */
+static inline void gk_run_cases(const struct gk_case *cases, unsigned int n,
+				const char *only, int wfd)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		if (only && strcmp(cases[i].name, only))
+			continue;
+		if (wfd < 0) {
+			printf("not ok %u %s\n", ++gk_num, cases[i].name);
+			gk_nfail++;
+			continue;
+		}
+		gk_case(cases[i].name, cases[i].fn);
+	}
+}
+
+/* The -d DIR option, the only one most programs take: DIR, or NULL. */
+static inline const char *gk_dir_option(int argc, char **argv)
+{
+	const char *dir = NULL;
+	int c;
+
+	while ((c = getopt(argc, argv, "d:")) != -1) {
+		if (c != 'd') {
+			fprintf(stderr, "usage: %s [-d DIR]\n", argv[0]);
+			exit(2);
+		}
+		dir = optarg;
+	}
+	return dir;
+}
+
+/*
+ * Remove gk_workdir()'s directory @work (open as @wfd, if >= 0) and what
+ * the cases left in it: @files, then @dirs (NULL-terminated lists).
+ */
+static inline void gk_remove_workdir(int wfd, const char *work,
+				     const char * const *files,
+				     const char * const *dirs)
+{
+	if (wfd < 0)
+		return;
+	for (; files && *files; files++)
+		unlinkat(wfd, *files, 0);
+	for (; dirs && *dirs; dirs++)
+		unlinkat(wfd, *dirs, AT_REMOVEDIR);
+	close(wfd);
+	if (rmdir(work))
+		diag("rmdir %s: %s", work, errname(errno));
+}
+
 /* IN_ATTRIB events pending on @in (for a directory watch, named @name) */
 static inline int gk_attrib_events(int in, const char *name)
 {

@@ -468,37 +468,28 @@ out_close_ns:
 	close(ns);
 }
 
-static const struct {
-	const char *name;
-	void (*fn)(void);
-} cases[] = {
-#define CASE(fn) { #fn, fn }
-	CASE(no_caps_other_users_file_eperm),
-	CASE(cap_fowner_permitted_not_effective_eperm),
-	CASE(every_cap_but_fowner_other_users_file_eperm),
-	CASE(cap_fsetid_alone_other_users_file_eperm),
-	CASE(cap_fowner_other_users_file_and_dir_changed_symlink_refused),
-	CASE(cap_fowner_other_users_file_setgid_cleared_without_fsetid),
-	CASE(cap_fowner_fsetid_other_users_file_setgid_kept),
-	CASE(no_caps_own_file_foreign_group_setgid_cleared_setuid_kept),
-	CASE(cap_fsetid_own_file_foreign_group_setgid_kept),
-	CASE(userns_root_without_owner_mapping_eperm_own_file_changed),
-	CASE(idmapped_mount_owner_judged_through_the_mount),
+static const struct gk_case cases[] = {
+	GK_CASE(no_caps_other_users_file_eperm),
+	GK_CASE(cap_fowner_permitted_not_effective_eperm),
+	GK_CASE(every_cap_but_fowner_other_users_file_eperm),
+	GK_CASE(cap_fsetid_alone_other_users_file_eperm),
+	GK_CASE(cap_fowner_other_users_file_and_dir_changed_symlink_refused),
+	GK_CASE(cap_fowner_other_users_file_setgid_cleared_without_fsetid),
+	GK_CASE(cap_fowner_fsetid_other_users_file_setgid_kept),
+	GK_CASE(no_caps_own_file_foreign_group_setgid_cleared_setuid_kept),
+	GK_CASE(cap_fsetid_own_file_foreign_group_setgid_kept),
+	GK_CASE(userns_root_without_owner_mapping_eperm_own_file_changed),
+	GK_CASE(idmapped_mount_owner_judged_through_the_mount),
 };
 
 int main(int argc, char **argv)
 {
-	const char *parent = NULL;
-	unsigned int i;
-	int c;
+	static const char * const files[] = {
+		"rootfile", "rootlink", "own", NULL
+	};
+	static const char * const dirs[] = { "rootdir", "owndir", NULL };
+	const char *parent = gk_dir_option(argc, argv);
 
-	while ((c = getopt(argc, argv, "d:")) != -1) {
-		if (c != 'd') {
-			fprintf(stderr, "usage: %s [-d DIR]\n", argv[0]);
-			return 2;
-		}
-		parent = optarg;
-	}
 	gk_begin(ARRAY_SIZE(cases));
 	umask(0);
 	if (geteuid() != 0) {
@@ -506,25 +497,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	wfd = gk_workdir(parent, "creds", work, sizeof(work));
-	for (i = 0; i < ARRAY_SIZE(cases); i++) {
-		if (wfd < 0) {
-			printf("not ok %u %s\n", ++gk_num, cases[i].name);
-			gk_nfail++;
-			continue;
-		}
-		gk_case(cases[i].name, cases[i].fn);
-	}
-	if (wfd >= 0) {
-		static const char * const names[] = {
-			"rootfile", "rootlink", "own",
-		};
-
-		for (i = 0; i < 3; i++)
-			unlinkat(wfd, names[i], 0);
-		unlinkat(wfd, "rootdir", AT_REMOVEDIR);
-		unlinkat(wfd, "owndir", AT_REMOVEDIR);
-		close(wfd);
-		rmdir(work);
-	}
+	gk_run_cases(cases, ARRAY_SIZE(cases), NULL, wfd);
+	gk_remove_workdir(wfd, work, files, dirs);
 	return gk_end();
 }

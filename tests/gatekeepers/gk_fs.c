@@ -317,44 +317,28 @@ static void symlink_nofollow_refused_mode_unchanged_on_disk(void)
 	EXPECT_MODE(wfd, "dfile", S_IFREG | 0640);
 }
 
-static const struct {
-	const char *name;
-	void (*fn)(void);
-} cases[] = {
-#define CASE(fn) { #fn, fn }
-	CASE(sb_readonly_erofs_before_eopnotsupp_modes_unchanged),
-	CASE(sb_readonly_immutable_file_erofs_before_eperm),
-	CASE(immutable_directory_eperm_entries_still_changeable),
-	CASE(append_only_directory_eperm_entries_still_changeable),
-	CASE(symlink_to_immutable_file_nofollow_eopnotsupp_followed_eperm),
-	CASE(inotify_directory_watch_attrib_with_name_on_success),
-	CASE(inotify_no_event_on_erofs),
-	CASE(inotify_no_event_on_immutable_eperm),
-	CASE(inotify_no_event_on_unprivileged_eperm),
+static const struct gk_case cases[] = {
+	GK_CASE(sb_readonly_erofs_before_eopnotsupp_modes_unchanged),
+	GK_CASE(sb_readonly_immutable_file_erofs_before_eperm),
+	GK_CASE(immutable_directory_eperm_entries_still_changeable),
+	GK_CASE(append_only_directory_eperm_entries_still_changeable),
+	GK_CASE(symlink_to_immutable_file_nofollow_eopnotsupp_followed_eperm),
+	GK_CASE(inotify_directory_watch_attrib_with_name_on_success),
+	GK_CASE(inotify_no_event_on_erofs),
+	GK_CASE(inotify_no_event_on_immutable_eperm),
+	GK_CASE(inotify_no_event_on_unprivileged_eperm),
 	/* last: it unmounts */
-	CASE(symlink_nofollow_refused_mode_unchanged_on_disk),
+	GK_CASE(symlink_nofollow_refused_mode_unchanged_on_disk),
 };
-
-static void remove_all(void)
-{
-	static const char * const names[] = {
-		"file", "link", "ifile", "fdir/file", "ilink", "ifile2",
-		"wdir/file", "rofile", "ifile3", "rootfile", "dfile", "dlink",
-	};
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(names); i++)
-		unlinkat(wfd, names[i], 0);
-	unlinkat(wfd, "fdir", AT_REMOVEDIR);
-	unlinkat(wfd, "wdir", AT_REMOVEDIR);
-	close(wfd);
-	if (rmdir(work))
-		diag("rmdir %s: %s", work, errname(errno));
-}
 
 int main(int argc, char **argv)
 {
-	unsigned int i;
+	static const char * const files[] = {
+		"file", "link", "ifile", "fdir/file", "ilink", "ifile2",
+		"wdir/file", "rofile", "ifile3", "rootfile", "dfile", "dlink",
+		NULL
+	};
+	static const char * const dirs[] = { "fdir", "wdir", NULL };
 	int c;
 
 	while ((c = getopt(argc, argv, "m:D:t:")) != -1) {
@@ -388,15 +372,7 @@ int main(int argc, char **argv)
 	if (sys_fchmodat2(AT_FDCWD, "/", 0, ~0u) != -1 || errno != EINVAL)
 		diag("fchmodat2 is not available (%s)", errname(errno));
 	wfd = gk_workdir(mnt, "fs", work, sizeof(work));
-	for (i = 0; i < ARRAY_SIZE(cases); i++) {
-		if (wfd < 0) {
-			printf("not ok %u %s\n", ++gk_num, cases[i].name);
-			gk_nfail++;
-			continue;
-		}
-		gk_case(cases[i].name, cases[i].fn);
-	}
-	if (wfd >= 0)
-		remove_all();
+	gk_run_cases(cases, ARRAY_SIZE(cases), NULL, wfd);
+	gk_remove_workdir(wfd, work, files, dirs);
 	return gk_end();
 }

@@ -173,32 +173,21 @@ static void fchmodat_at_empty_path_opath_fd(void)
 	close(fd);
 }
 
-static const struct {
-	const char *name;
-	void (*fn)(void);
-} cases[] = {
-#define CASE(fn) { #fn, fn }
-	CASE(glibc_is_2_39_or_later),
-	CASE(proc_is_not_mounted),
-	CASE(fchmodat_with_flags_and_lchmod_go_to_452),
-	CASE(fchmodat_nofollow),
-	CASE(lchmod_file_and_symlink),
-	CASE(fchmodat_at_empty_path_opath_fd),
+static const struct gk_case cases[] = {
+	GK_CASE(glibc_is_2_39_or_later),
+	GK_CASE(proc_is_not_mounted),
+	GK_CASE(fchmodat_with_flags_and_lchmod_go_to_452),
+	GK_CASE(fchmodat_nofollow),
+	GK_CASE(lchmod_file_and_symlink),
+	GK_CASE(fchmodat_at_empty_path_opath_fd),
 };
 
 int main(int argc, char **argv)
 {
-	const char *parent = NULL;
-	unsigned int i;
-	int c;
+	static const char * const files[] = { "file", "link", NULL };
+	static const char * const dirs[] = { "dir", NULL };
+	const char *parent = gk_dir_option(argc, argv);
 
-	while ((c = getopt(argc, argv, "d:")) != -1) {
-		if (c != 'd') {
-			fprintf(stderr, "usage: %s [-d DIR]\n", argv[0]);
-			return 2;
-		}
-		parent = optarg;
-	}
 	gk_begin(ARRAY_SIZE(cases));
 	umask(0);
 	have_452 = !(syscall(__NR_fchmodat2, AT_FDCWD, "/", 0, ~0u) == -1 &&
@@ -209,20 +198,7 @@ int main(int argc, char **argv)
 	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
 	    (umount2("/proc", MNT_DETACH) && errno != EINVAL))
 		diag("cannot unmount /proc: %s", errname(errno));
-	for (i = 0; i < ARRAY_SIZE(cases); i++) {
-		if (wfd < 0) {
-			printf("not ok %u %s\n", ++gk_num, cases[i].name);
-			gk_nfail++;
-			continue;
-		}
-		gk_case(cases[i].name, cases[i].fn);
-	}
-	if (wfd >= 0) {
-		unlinkat(wfd, "file", 0);
-		unlinkat(wfd, "link", 0);
-		unlinkat(wfd, "dir", AT_REMOVEDIR);
-		close(wfd);
-		rmdir(work);
-	}
+	gk_run_cases(cases, ARRAY_SIZE(cases), NULL, wfd);
+	gk_remove_workdir(wfd, work, files, dirs);
 	return gk_end();
 }

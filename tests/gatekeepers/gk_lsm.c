@@ -234,18 +234,14 @@ static void denial_logged_for_fchmodat2_as_for_fchmodat(void)
 	}
 }
 
-static const struct {
-	const char *name;
-	void (*fn)(void);
-} cases[] = {
-#define CASE(fn) { #fn, fn }
-	CASE(profile_confines_the_child),
-	CASE(denied_path_fchmodat2_eacces_as_fchmodat),
-	CASE(denied_symlink_eacces_before_eopnotsupp),
-	CASE(denied_opath_fd_empty_path_eacces),
-	CASE(lookup_and_flag_errors_before_the_lsm),
-	CASE(allowed_path_mode_changed_under_the_profile),
-	CASE(denial_logged_for_fchmodat2_as_for_fchmodat),
+static const struct gk_case cases[] = {
+	GK_CASE(profile_confines_the_child),
+	GK_CASE(denied_path_fchmodat2_eacces_as_fchmodat),
+	GK_CASE(denied_symlink_eacces_before_eopnotsupp),
+	GK_CASE(denied_opath_fd_empty_path_eacces),
+	GK_CASE(lookup_and_flag_errors_before_the_lsm),
+	GK_CASE(allowed_path_mode_changed_under_the_profile),
+	GK_CASE(denial_logged_for_fchmodat2_as_for_fchmodat),
 };
 
 int main(int argc, char **argv)

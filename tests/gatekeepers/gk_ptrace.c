@@ -428,49 +428,25 @@ static void seccomp_trace_stop_names_452_then_call_proceeds(void)
 	EXPECT_MODE(wfd, "file", S_IFREG | 0600);
 }
 
-static const struct {
-	const char *name;
-	void (*fn)(void);
-} cases[] = {
-#define CASE(fn) { #fn, fn }
-	CASE(entry_stop_shows_452_and_args_exit_stop_the_result),
-	CASE(tracer_changes_452_to_getpid_at_entry_obeyed),
-	CASE(tracer_changes_getpid_to_452_at_entry_obeyed),
-	CASE(tracer_changes_arguments_at_entry_obeyed),
-	CASE(tracer_skips_452_at_entry_and_sets_its_result),
-	CASE(tracer_rewrites_result_at_exit_call_still_done),
-	CASE(seccomp_trace_stop_names_452_then_call_proceeds),
+static const struct gk_case cases[] = {
+	GK_CASE(entry_stop_shows_452_and_args_exit_stop_the_result),
+	GK_CASE(tracer_changes_452_to_getpid_at_entry_obeyed),
+	GK_CASE(tracer_changes_getpid_to_452_at_entry_obeyed),
+	GK_CASE(tracer_changes_arguments_at_entry_obeyed),
+	GK_CASE(tracer_skips_452_at_entry_and_sets_its_result),
+	GK_CASE(tracer_rewrites_result_at_exit_call_still_done),
+	GK_CASE(seccomp_trace_stop_names_452_then_call_proceeds),
 };
 
 int main(int argc, char **argv)
 {
-	const char *parent = NULL;
-	unsigned int i;
-	int c;
+	static const char * const files[] = { "file", "link", NULL };
+	const char *parent = gk_dir_option(argc, argv);
 
-	while ((c = getopt(argc, argv, "d:")) != -1) {
-		if (c != 'd') {
-			fprintf(stderr, "usage: %s [-d DIR]\n", argv[0]);
-			return 2;
-		}
-		parent = optarg;
-	}
 	gk_begin(ARRAY_SIZE(cases));
 	umask(0);
 	wfd = gk_workdir(parent, "ptrace", work, sizeof(work));
-	for (i = 0; i < ARRAY_SIZE(cases); i++) {
-		if (wfd < 0) {
-			printf("not ok %u %s\n", ++gk_num, cases[i].name);
-			gk_nfail++;
-			continue;
-		}
-		gk_case(cases[i].name, cases[i].fn);
-	}
-	if (wfd >= 0) {
-		unlinkat(wfd, "file", 0);
-		unlinkat(wfd, "link", 0);
-		close(wfd);
-		rmdir(work);
-	}
+	gk_run_cases(cases, ARRAY_SIZE(cases), NULL, wfd);
+	gk_remove_workdir(wfd, work, files, NULL);
 	return gk_end();
 }

@@ -602,32 +602,29 @@ static void int80_from_64bit_process_filtered_as_i386(void)
 }
 #endif
 
-static const struct {
-	const char *name;
-	void (*fn)(void);
-} cases[] = {
-#define CASE(fn) { #fn, fn }
-	CASE(no_filter_call_succeeds_mode_changed),
-	CASE(errno_eperm_filter_refuses_452_before_its_own_checks),
-	CASE(errno_enosys_filter_hides_452_no_event_mode_unchanged),
-	CASE(kill_process_filter_kills_with_sigsys_mode_unchanged),
-	CASE(kill_thread_filter_kills_only_the_calling_thread),
-	CASE(strict_mode_kills_a_452_caller_with_sigkill_mode_unchanged),
-	CASE(trap_filter_sends_sigsys_naming_452_mode_unchanged),
-	CASE(trace_filter_without_tracer_enosys_mode_unchanged),
-	CASE(log_filter_lets_452_through_mode_changed),
-	CASE(allow_list_filter_with_452_lets_it_through_mode_changed),
-	CASE(filter_on_fchmodat_leaves_452_alone),
-	CASE(user_notif_sees_452_and_its_answer_eperm_is_returned),
-	CASE(user_notif_continue_lets_452_run_mode_changed),
+static const struct gk_case cases[] = {
+	GK_CASE(no_filter_call_succeeds_mode_changed),
+	GK_CASE(errno_eperm_filter_refuses_452_before_its_own_checks),
+	GK_CASE(errno_enosys_filter_hides_452_no_event_mode_unchanged),
+	GK_CASE(kill_process_filter_kills_with_sigsys_mode_unchanged),
+	GK_CASE(kill_thread_filter_kills_only_the_calling_thread),
+	GK_CASE(strict_mode_kills_a_452_caller_with_sigkill_mode_unchanged),
+	GK_CASE(trap_filter_sends_sigsys_naming_452_mode_unchanged),
+	GK_CASE(trace_filter_without_tracer_enosys_mode_unchanged),
+	GK_CASE(log_filter_lets_452_through_mode_changed),
+	GK_CASE(allow_list_filter_with_452_lets_it_through_mode_changed),
+	GK_CASE(filter_on_fchmodat_leaves_452_alone),
+	GK_CASE(user_notif_sees_452_and_its_answer_eperm_is_returned),
+	GK_CASE(user_notif_continue_lets_452_run_mode_changed),
 #ifdef __x86_64__
-	CASE(int80_from_64bit_process_mode_changed),
-	CASE(int80_from_64bit_process_filtered_as_i386),
+	GK_CASE(int80_from_64bit_process_mode_changed),
+	GK_CASE(int80_from_64bit_process_filtered_as_i386),
 #endif
 };
 
 int main(int argc, char **argv)
 {
+	static const char * const files[] = { "file", "link", NULL };
 	const char *parent = NULL, *only = NULL;
 	unsigned int i, n = ARRAY_SIZE(cases);
 	int c;
@@ -653,21 +650,7 @@ int main(int argc, char **argv)
 	gk_begin(only ? 1 : n);
 	umask(0);
 	wfd = gk_workdir(parent, "seccomp", work, sizeof(work));
-	for (i = 0; i < n; i++) {
-		if (only && strcmp(cases[i].name, only))
-			continue;
-		if (wfd < 0) {
-			printf("not ok %u %s\n", ++gk_num, cases[i].name);
-			gk_nfail++;
-			continue;
-		}
-		gk_case(cases[i].name, cases[i].fn);
-	}
-	if (wfd >= 0) {
-		unlinkat(wfd, "file", 0);
-		unlinkat(wfd, "link", 0);
-		close(wfd);
-		rmdir(work);
-	}
+	gk_run_cases(cases, n, only, wfd);
+	gk_remove_workdir(wfd, work, files, NULL);
 	return gk_end();
 }
