@@ -26,29 +26,10 @@ exec 9>"$state/lock"
 flock 9
 # shellcheck source=tests/vm/apt-mirrors.sh
 . "$repo/tests/vm/apt-mirrors.sh"
-{
-	echo "deb [signed-by=$keyring] $debian_uri $suite main"
-	echo "deb [signed-by=$keyring] $security_uri $suite-security main"
-} >"$state/sources.list.new"
-if ! cmp -s "$state/sources.list.new" "$state/sources.list"; then
-	mv "$state/sources.list.new" "$state/sources.list"
-	rm -f "$state/updated"
-else
-	rm -f "$state/sources.list.new"
-fi
-: >"$state/status"
-opts=(
-	-o "Dir::Etc::SourceList=$state/sources.list"
-	-o Dir::Etc::SourceParts=/dev/null
-	-o Dir::Etc::Preferences=/dev/null
-	-o Dir::Etc::PreferencesParts=/dev/null
-	-o "Dir::State::Lists=$state/lists"
-	-o "Dir::State::status=$state/status"
-	-o "Dir::Cache=$state/cache"
-	-o APT::Architecture=amd64
-	-o APT::Architectures=amd64
-	-o quiet=1
-)
+private_apt "$state" amd64 <<SOURCES
+deb [signed-by=$keyring] $debian_uri $suite main
+deb [signed-by=$keyring] $security_uri $suite-security main
+SOURCES
 # The indexes are needed only for what is not cached yet.
 need=()
 for p in "$@"; do
@@ -58,13 +39,13 @@ if [ "${#need[@]}" -gt 0 ]; then
 	[ "${F2_OFFLINE:-0}" != 1 ] || die "F2_OFFLINE=1 but not cached: ${need[*]}"
 	if [ -z "$(find "$state/updated" -mmin -1440 2>/dev/null)" ] ||
 		! compgen -G "$state/lists/*Packages*" >/dev/null; then
-		apt-get "${opts[@]}" update >"$state/update.log" 2>&1 ||
+		apt-get "${apt_opts[@]}" update >"$state/update.log" 2>&1 ||
 			{ cat "$state/update.log" >&2; die "apt-get update failed"; }
 		! grep -Eq 'NO_PUBKEY|EXPKEYSIG|BADSIG|GPG error' "$state/update.log" ||
 			{ cat "$state/update.log" >&2; die "signature check failed"; }
 		touch "$state/updated"
 	fi
-	(cd "$state/debs" && apt-get "${opts[@]}" download "${need[@]}") >&2 ||
+	(cd "$state/debs" && apt-get "${apt_opts[@]}" download "${need[@]}") >&2 ||
 		die "apt-get download ${need[*]} failed"
 fi
 rm -rf "$root"

@@ -61,33 +61,14 @@ mkdir -p "$state/lists/partial" "$state/cache/archives/partial"
 # One run per series at a time (apt locks, half-unpacked trees).
 exec 9>"$state/lock"
 flock 9
-: >"$state/status"
-for s in $suites; do
-	case $s in
-	*-security) uri=$security_uri ;;
-	*)          uri=$debian_uri ;;
-	esac
-	echo "deb [signed-by=$keyring] $uri $s main"
-done >"$state/sources.list.new"
-# A changed source list (new mirror) invalidates the indexes.
-if ! cmp -s "$state/sources.list.new" "$state/sources.list"; then
-	mv "$state/sources.list.new" "$state/sources.list"
-	rm -f "$state/updated"
-else
-	rm -f "$state/sources.list.new"
-fi
-
-apt_opts=(
-	-o "Dir::Etc::SourceList=$state/sources.list"
-	-o Dir::Etc::SourceParts=/dev/null
-	-o Dir::Etc::Preferences=/dev/null
-	-o Dir::Etc::PreferencesParts=/dev/null
-	-o "Dir::State::Lists=$state/lists"
-	-o "Dir::State::status=$state/status"
-	-o "Dir::Cache=$state/cache"
-	-o APT::Architecture=amd64
-	-o "APT::Architectures=amd64,$arch"
-	-o quiet=1
+private_apt "$state" "amd64,$arch" < <(
+	for s in $suites; do
+		case $s in
+		*-security) uri=$security_uri ;;
+		*)          uri=$debian_uri ;;
+		esac
+		echo "deb [signed-by=$keyring] $uri $s main"
+	done
 )
 
 if [ "${F2_OFFLINE:-0}" = 1 ]; then
