@@ -93,8 +93,12 @@ touch "$log" "$status"
 guest_rc=$(sed -n 's/^F2-STATUS \([0-9]*\).*/\1/p' "$status" | tail -n 1)
 # Only kernel lines (timestamped) count, so guest.sh may print these words;
 # the status channel has the whole kernel log, whatever the console loglevel.
-kernel_bug=$(cat "$log" "$status" | tr -d '\r' |
-	grep -m 1 -E '\[ *[0-9]+\.[0-9]+\] .*(WARNING:|BUG:|kernel BUG at|Oops|Call Trace|Kernel panic)' || true)
+# awk, not grep -m 1: no match is the normal case, not a failure, and it
+# reads to the end (no SIGPIPE for cat); a file it cannot read stops us.
+kernel_bug=$(cat "$log" "$status" | tr -d '\r' | awk '
+	!found && /\[ *[0-9]+\.[0-9]+\] .*(WARNING:|BUG:|kernel BUG at|Oops|Call Trace|Kernel panic)/ {
+		print; found = 1
+	}')
 
 if [ -n "$kernel_bug" ]; then
 	verdict=1 why="kernel: $kernel_bug"
