@@ -13,6 +13,7 @@
 /* The system call number on x86_64, i386 and asm-generic architectures. */
 #define F2_NR_FCHMODAT2 452
 
+#ifndef __ASSEMBLY__
 /* symbols.c: kernel symbols that are not exported, resolved at load time. */
 int f2_symbols_init(void);
 unsigned long f2_lookup_name(const char *name);
@@ -35,4 +36,5 @@ void f2_x86_tramp_body_ret(void);
 void f2_x86_tramp_serve_ret(void);
 long f2_x86_serve(long nr);
 
+#endif /* !__ASSEMBLY__ */
 #endif /* F2_FCHMODAT2_H */

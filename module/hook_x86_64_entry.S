@@ -22,9 +22,8 @@
 #include <asm/percpu.h>
 #include <linux/objtool.h>
 #include <asm/unwind_hints.h>
-
-#define F2_NR_FCHMODAT2		452
-#define F2_X32_SYSCALL_BIT	0x40000000
+#include <asm/unistd.h>
+#include "fchmodat2.h"
 
 	.text
 SYM_FUNC_START(f2_x86_trace_enter_tramp)
@@ -43,7 +42,7 @@ SYM_INNER_LABEL(f2_x86_tramp_body_ret, SYM_L_GLOBAL)
 	UNWIND_HINT_FUNC
 	/* %rax: the number to dispatch; only its low 32 bits count */
 	movl	%eax, %r11d
-	andl	$~F2_X32_SYSCALL_BIT, %r11d
+	andl	$~__X32_SYSCALL_BIT, %r11d
 	cmpl	$F2_NR_FCHMODAT2, %r11d
 	je	.Lf2_serve
 	decq	PER_CPU_VAR(f2_x86_inflight)
