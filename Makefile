@@ -44,15 +44,18 @@ uninstall:
 
 tests: $(TESTS)
 
+# What the test programs include besides the C library.
+TEST_HEADERS := tests/tap.h userspace/fchmodat2.h
+
 # Without gcc-multilib (it conflicts with the arm cross compilers) the i386
 # build finds the bi-arch <asm/...> headers in the host's multiarch dir.
 M32_CFLAGS := -m32 -isystem /usr/include/$(shell gcc -print-multiarch)
 
-$(B)/fchmodat2_test32: tests/fchmodat2_test.c
+$(B)/fchmodat2_test32: tests/fchmodat2_test.c $(TEST_HEADERS)
 	@mkdir -p $(B)
 	gcc $(M32_CFLAGS) $(TEST_CFLAGS) -o $@ $<
 
-$(B)/%: tests/%.c
+$(B)/%: tests/%.c $(TEST_HEADERS)
 	@mkdir -p $(B)
 	gcc $(TEST_CFLAGS) -o $@ $<
 
@@ -63,11 +66,11 @@ ARM64_TESTS := $(addprefix $(B)/arm64/,fchmodat2_test fchmodat2_test32 \
 
 tests-arm64: $(ARM64_TESTS)
 
-$(B)/arm64/fchmodat2_test32: tests/fchmodat2_test.c
+$(B)/arm64/fchmodat2_test32: tests/fchmodat2_test.c $(TEST_HEADERS)
 	@mkdir -p $(B)/arm64
 	arm-linux-gnueabihf-gcc $(TEST_CFLAGS) -o $@ $<
 
-$(B)/arm64/%: tests/%.c
+$(B)/arm64/%: tests/%.c $(TEST_HEADERS)
 	@mkdir -p $(B)/arm64
 	aarch64-linux-gnu-gcc $(TEST_CFLAGS) -o $@ $<
 

@@ -20,12 +20,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 
-#ifndef __NR_fchmodat2
-#define __NR_fchmodat2 452
-#endif
-#ifndef AT_EMPTY_PATH
-#define AT_EMPTY_PATH 0x1000
-#endif
+#include "../userspace/fchmodat2.h"	/* __NR_fchmodat2, AT_ flags */
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -10,24 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/syscall.h>
+#include "tap.h"
 
-#ifndef __NR_fchmodat2
-#define __NR_fchmodat2 452
-#endif
-
-static const char *errname(int e)
-{
-	switch (e) {
-	case ENOSYS: return "ENOSYS";
-	case EOPNOTSUPP: return "EOPNOTSUPP";
-	case EINVAL: return "EINVAL";
-	case ENOENT: return "ENOENT";
-	case EPERM: return "EPERM";
-	case EACCES: return "EACCES";
-	case EROFS: return "EROFS";
-	default: return "E?";
-	}
-}
+#include "../userspace/fchmodat2.h"	/* __NR_fchmodat2, AT_ flags */
 
 int main(int argc, char **argv)
 {
@@ -47,6 +32,6 @@ int main(int argc, char **argv)
 	if (ret == 0)
 		printf("0\n");
 	else
-		printf("-1 %s (%s)\n", errname(errno), strerror(errno));
+		printf("-1 %s (%s)\n", errno_name(errno), strerror(errno));
 	return ret == 0 ? 0 : 1;
 }

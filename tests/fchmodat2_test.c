@@ -45,41 +45,8 @@
 #include <sys/vfs.h>
 #include <sys/wait.h>
 
-#ifndef __NR_fchmodat2
-#if defined(__x86_64__) && defined(__ILP32__)
-#define __NR_fchmodat2 (452 | 0x40000000)	/* x32: __X32_SYSCALL_BIT */
-#elif defined(__x86_64__) || defined(__i386__)
-#define __NR_fchmodat2 452
-#elif defined(__aarch64__) || defined(__riscv) || defined(__loongarch__) || \
-	defined(__arc__) || defined(__csky__) || defined(__hexagon__) || \
-	defined(__nios2__) || defined(__or1k__)
-#define __NR_fchmodat2 452	/* include/uapi/asm-generic/unistd.h */
-#elif defined(__arm__) || defined(__powerpc__) || defined(__s390__)
-#define __NR_fchmodat2 452
-#elif defined(__alpha__)
-#define __NR_fchmodat2 562
-#elif defined(__ia64__)
-#define __NR_fchmodat2 1476
-#elif defined(__mips__) && _MIPS_SIM == _MIPS_SIM_ABI32
-#define __NR_fchmodat2 4452
-#elif defined(__mips__) && _MIPS_SIM == _MIPS_SIM_ABI64
-#define __NR_fchmodat2 5452
-#elif defined(__mips__) && _MIPS_SIM == _MIPS_SIM_NABI32
-#define __NR_fchmodat2 6452
-#else
-#error "__NR_fchmodat2 is unknown on this architecture"
-#endif
-#endif
-
-#ifndef AT_FDCWD
-#define AT_FDCWD		(-100)
-#endif
-#ifndef AT_SYMLINK_NOFOLLOW
-#define AT_SYMLINK_NOFOLLOW	0x100
-#endif
-#ifndef AT_EMPTY_PATH
-#define AT_EMPTY_PATH		0x1000
-#endif
+#include "../userspace/fchmodat2.h"	/* the number on every ABI, AT_ flags */
+#include "tap.h"
 
 /* <linux/fs.h> clashes with <sys/mount.h> on some glibc versions */
 #ifndef FS_IOC_GETFLAGS
@@ -101,7 +68,6 @@
 #define BAD_PTR		((const char *)1)
 #define PAST		978307200	/* 2001-01-01T00:00:00Z */
 
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 static long sys_fchmodat2(int dfd, const char *path, unsigned long mode,
 			  unsigned long flags)
@@ -126,41 +92,6 @@ static struct {
 static unsigned int n_pass, n_fail, n_skip;
 static int failures;		/* failed checks in the running case */
 static char skip_reason[160];	/* why the running case skipped */
-
-static const char * const errno_names[] = {
-	[EPERM] = "EPERM", [ENOENT] = "ENOENT", [ESRCH] = "ESRCH",
-	[EIO] = "EIO", [ENXIO] = "ENXIO", [E2BIG] = "E2BIG",
-	[EBADF] = "EBADF", [EAGAIN] = "EAGAIN", [ENOMEM] = "ENOMEM",
-	[EACCES] = "EACCES", [EFAULT] = "EFAULT", [EBUSY] = "EBUSY",
-	[EEXIST] = "EEXIST", [EXDEV] = "EXDEV", [ENOTDIR] = "ENOTDIR",
-	[EISDIR] = "EISDIR", [EINVAL] = "EINVAL", [EMFILE] = "EMFILE",
-	[ENOTTY] = "ENOTTY", [ENOSPC] = "ENOSPC", [EROFS] = "EROFS",
-	[ENAMETOOLONG] = "ENAMETOOLONG", [ENOSYS] = "ENOSYS",
-	[ENOTEMPTY] = "ENOTEMPTY", [ELOOP] = "ELOOP",
-	[EOPNOTSUPP] = "EOPNOTSUPP", [ESTALE] = "ESTALE",
-};
-
-static const char *errno_name(int err)
-{
-	static char buf[32];
-
-	if (err > 0 && (size_t)err < ARRAY_SIZE(errno_names) &&
-	    errno_names[err])
-		return errno_names[err];
-	snprintf(buf, sizeof(buf), "errno %d", err);
-	return buf;
-}
-
-static void diag(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fputs("# ", stdout);
-	vprintf(fmt, ap);
-	putchar('\n');
-	va_end(ap);
-}
 
 static void skip(const char *fmt, ...)
 {

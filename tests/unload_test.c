@@ -30,9 +30,7 @@
 #include <sys/user.h>
 #include <sys/wait.h>
 
-#ifndef __NR_fchmodat2
-#define __NR_fchmodat2 452
-#endif
+#include "../userspace/fchmodat2.h"	/* __NR_fchmodat2, AT_ flags */
 
 static int test_no, failed;
 static char file[4096];

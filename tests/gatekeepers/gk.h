@@ -27,15 +27,10 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include "../tap.h"
 
-#ifndef __NR_fchmodat2
-#define __NR_fchmodat2 452	/* x86_64 and i386 alike */
-#endif
-#ifndef AT_EMPTY_PATH
-#define AT_EMPTY_PATH 0x1000
-#endif
+#include "../../userspace/fchmodat2.h"	/* __NR_fchmodat2, AT_ flags */
 
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define NOFOLLOW	AT_SYMLINK_NOFOLLOW
 #define NOBODY		65534
 
@@ -49,18 +44,6 @@ static unsigned int gk_num, gk_nfail, gk_nskip;
 static int gk_failures;
 static char gk_skip[160];
 
-static inline void diag(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fputs("# ", stdout);
-	vprintf(fmt, ap);
-	putchar('\n');
-	va_end(ap);
-	fflush(stdout);
-}
-
 static inline void skip(const char *fmt, ...)
 {
 	va_list ap;
@@ -68,31 +51,6 @@ static inline void skip(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(gk_skip, sizeof(gk_skip), fmt, ap);
 	va_end(ap);
-}
-
-static inline const char *errname(int err)
-{
-	static char buf[24];
-
-	switch (err) {
-	case 0: return "0";
-	case EPERM: return "EPERM";
-	case ENOENT: return "ENOENT";
-	case EACCES: return "EACCES";
-	case EBADF: return "EBADF";
-	case EINVAL: return "EINVAL";
-	case ENOSYS: return "ENOSYS";
-	case EROFS: return "EROFS";
-	case EBUSY: return "EBUSY";
-	case ENOTTY: return "ENOTTY";
-	case EOPNOTSUPP: return "EOPNOTSUPP";
-	case ESRCH: return "ESRCH";
-	case EXDEV: return "EXDEV";
-	case EOVERFLOW: return "EOVERFLOW";
-	case EXFULL: return "EXFULL";
-	}
-	snprintf(buf, sizeof(buf), "errno %d", err);
-	return buf;
 }
 
 static inline void gk_begin(unsigned int planned)
@@ -136,10 +94,10 @@ static inline void expect_result(int line, const char *expr, long ret,
 	gk_failures++;
 	if (ret == -1)
 		diag("line %d: %s: expected %s, got -1/%s", line, expr,
-		     want ? errname(want) : "0", errname(err));
+		     want ? errno_name(want) : "0", errno_name(err));
 	else
 		diag("line %d: %s: expected %s, got %ld", line, expr,
-		     want ? errname(want) : "0", ret);
+		     want ? errno_name(want) : "0", ret);
 }
 
 /* errno is sampled right after the call */
@@ -163,7 +121,7 @@ static inline void expect_mode(int line, int dfd, const char *path,
 
 	if (fstatat(dfd, path, &st, AT_SYMLINK_NOFOLLOW)) {
 		gk_failures++;
-		diag("line %d: lstat %s: %s", line, path, errname(errno));
+		diag("line %d: lstat %s: %s", line, path, errno_name(errno));
 	} else if (st.st_mode != want) {
 		gk_failures++;
 		diag("line %d: lstat %s: expected mode 0%o, got 0%o", line,
@@ -187,7 +145,7 @@ static inline void expect_eq(int line, const char *expr, long long got,
 /* A fixture could not be built: the case fails, it does not skip. */
 static inline void setup_error(const char *what, const char *name)
 {
-	diag("setup: %s %s: %s", what, name, errname(errno));
+	diag("setup: %s %s: %s", what, name, errno_name(errno));
 	gk_failures++;
 }
 
@@ -256,12 +214,12 @@ static inline int gk_workdir(const char *parent, const char *tag, char *path,
 
 	snprintf(path, size, "%s/gk-%s.XXXXXX", parent ? parent : "/tmp", tag);
 	if (!mkdtemp(path) || chmod(path, 0755)) {
-		diag("work directory %s: %s", path, errname(errno));
+		diag("work directory %s: %s", path, errno_name(errno));
 		return -1;
 	}
 	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
-		diag("open %s: %s", path, errname(errno));
+		diag("open %s: %s", path, errno_name(errno));
 	return fd;
 }
 
@@ -326,7 +284,7 @@ static inline void gk_remove_workdir(int wfd, const char *work,
 		unlinkat(wfd, *dirs, AT_REMOVEDIR);
 	close(wfd);
 	if (rmdir(work))
-		diag("rmdir %s: %s", work, errname(errno));
+		diag("rmdir %s: %s", work, errno_name(errno));
 }
 
 /* IN_ATTRIB events pending on @in (for a directory watch, named @name) */

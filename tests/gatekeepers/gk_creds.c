@@ -61,7 +61,7 @@ static void drop_to_id(unsigned int id, unsigned long long effective,
 	    setresgid(id, id, id) || setresuid(id, id, id) ||
 	    sys_capset(effective, permitted)) {
 		diag("cannot become %u with caps 0x%llx/0x%llx: %s", id,
-		     effective, permitted, errname(errno));
+		     effective, permitted, errno_name(errno));
 		_exit(2);
 	}
 }
@@ -416,7 +416,7 @@ static void idmapped_mount_owner_judged_through_the_mount(void)
 		return;
 	ns = userns_fd(IDMAP_ID);
 	if (ns < 0) {
-		skip("cannot make a user namespace (%s)", errname(errno));
+		skip("cannot make a user namespace (%s)", errno_name(errno));
 		return;
 	}
 	attr.userns_fd = ns;

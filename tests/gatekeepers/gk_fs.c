@@ -66,7 +66,7 @@ static int flag_or_skip(const char *name, int flag)
 
 	if (err == -ENOTTY || err == -EOPNOTSUPP) {
 		skip("filesystem does not support FS_IOC_SETFLAGS (%s)",
-		     errname(-err));
+		     errno_name(-err));
 		return -1;
 	}
 	if (err) {
@@ -370,7 +370,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (sys_fchmodat2(AT_FDCWD, "/", 0, ~0u) != -1 || errno != EINVAL)
-		diag("fchmodat2 is not available (%s)", errname(errno));
+		diag("fchmodat2 is not available (%s)", errno_name(errno));
 	wfd = gk_workdir(mnt, "fs", work, sizeof(work));
 	gk_run_cases(cases, ARRAY_SIZE(cases), NULL, wfd);
 	gk_remove_workdir(wfd, work, files, dirs);

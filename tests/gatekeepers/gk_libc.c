@@ -197,7 +197,7 @@ int main(int argc, char **argv)
 	if (unshare(CLONE_NEWNS) ||
 	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
 	    (umount2("/proc", MNT_DETACH) && errno != EINVAL))
-		diag("cannot unmount /proc: %s", errname(errno));
+		diag("cannot unmount /proc: %s", errno_name(errno));
 	gk_run_cases(cases, ARRAY_SIZE(cases), NULL, wfd);
 	gk_remove_workdir(wfd, work, files, dirs);
 	return gk_end();

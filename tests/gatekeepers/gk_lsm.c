@@ -39,7 +39,7 @@ static void confined(void (*fn)(void))
 		len = snprintf(cmd, sizeof(cmd), "changeprofile %s", profile);
 		fd = open("/proc/self/attr/current", O_WRONLY | O_CLOEXEC);
 		if (fd < 0 || write(fd, cmd, len) != len) {
-			diag("changeprofile %s: %s", profile, errname(errno));
+			diag("changeprofile %s: %s", profile, errno_name(errno));
 			_exit(2);
 		}
 		close(fd);
@@ -266,13 +266,13 @@ int main(int argc, char **argv)
 	gk_begin(ARRAY_SIZE(cases));
 	umask(0);
 	if (mkdir(dir, 0755) && errno != EEXIST) {
-		diag("mkdir %s: %s", dir, errname(errno));
+		diag("mkdir %s: %s", dir, errno_name(errno));
 		return 1;
 	}
 	wfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (wfd < 0 || (mkdirat(wfd, "deny", 0755) && errno != EEXIST) ||
 	    (mkdirat(wfd, "allow", 0755) && errno != EEXIST)) {
-		diag("%s: %s", dir, errname(errno));
+		diag("%s: %s", dir, errno_name(errno));
 		return 1;
 	}
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {

@@ -237,7 +237,7 @@ static void b_452_becomes_getpid(void)
 
 	if (ret != getpid()) {
 		diag("452 changed to getpid returned %ld (%s), pid %d", ret,
-		     errname(errno), (int)getpid());
+		     errno_name(errno), (int)getpid());
 		gk_failures++;
 	}
 }

@@ -37,8 +37,8 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include "fchmodat2.h"
+#include "../tap.h"
 
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define NEW_MODE	0600
 
 enum path_kind { PK_NAME, PK_OPATH_FILE, PK_OPATH_LINK };
@@ -91,35 +91,6 @@ static const char * const answer_names[] = {
 static char workdir[4096];
 static unsigned int n_case, n_fail;
 static int failures;
-
-static const char *errno_name(int err)
-{
-	static char buf[16];
-
-	switch (err) {
-	case 0: return "0";
-	case EPERM: return "EPERM";
-	case ENOENT: return "ENOENT";
-	case EBADF: return "EBADF";
-	case EINVAL: return "EINVAL";
-	case ENOSYS: return "ENOSYS";
-	case ELOOP: return "ELOOP";
-	case EOPNOTSUPP: return "EOPNOTSUPP";
-	}
-	snprintf(buf, sizeof(buf), "errno %d", err);
-	return buf;
-}
-
-static void diag(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fputs("# ", stdout);
-	vprintf(fmt, ap);
-	putchar('\n');
-	va_end(ap);
-}
 
 static void report(const char *fmt, ...)
 {
