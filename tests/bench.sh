@@ -22,6 +22,7 @@ for r in "${runs[@]}"; do
 	f2_kernel "$series" || exit 1
 	out=$B/$ABI
 	[ "$DEBARCH" = amd64 ] || out=$B/$ABI-$DEBARCH
+	mkdir -p "$out"
 	f2_build_module "$out/module" >"$out/bench-build.log" 2>&1 ||
 		{ cat "$out/bench-build.log"; exit 1; }
 	f2_stage "$out/bench" "$top/tests/guest/bench.sh" "$prog" \
