@@ -6,6 +6,8 @@
 # make tests          build the test program and the benchmark (static)
 # make check          test natively, then in a QEMU guest with the module
 # make demo           show, in a QEMU guest, 452 before and after the module
+# make stress         the long stress lane: load/unload under load on parallel
+#                     vCPUs, every kernel and preemption model (~10 min)
 # make bench          measure the module's cost in a QEMU guest
 # make userspace      build libfchmodat2, the preload shim and fchmodat2ctl
 # make install-userspace  install them (PREFIX=/usr/local, DESTDIR)
@@ -21,9 +23,9 @@ KBUILD_VARS := $(if $(filter command line environment,$(origin CC)),CC=$(CC)) \
 
 TEST_CFLAGS := -O2 -Wall -Wextra -Werror -static -pthread
 TESTS := $(B)/fchmodat2_test $(B)/fchmodat2_test32 $(B)/bench $(B)/unload_test \
-	 $(B)/f2call $(B)/modload
+	 $(B)/f2call $(B)/modload $(B)/stress
 
-.PHONY: all module tests tests-arm64 install uninstall check demo bench clean \
+.PHONY: all module tests tests-arm64 install uninstall check demo bench stress clean \
 	userspace install-userspace uninstall-userspace
 
 all: module
@@ -62,7 +64,7 @@ $(B)/%: tests/%.c $(TEST_HEADERS)
 # The same programs for the arm64 guest: AArch64, and AArch32 for the
 # 32-bit compat ABI.
 ARM64_TESTS := $(addprefix $(B)/arm64/,fchmodat2_test fchmodat2_test32 \
-		unload_test modload bench)
+		unload_test modload bench stress)
 
 tests-arm64: $(ARM64_TESTS)
 
@@ -92,6 +94,9 @@ demo:
 
 bench: tests tests-arm64
 	tests/bench.sh
+
+stress: tests tests-arm64
+	tests/stress.sh
 
 # Not kbuild's clean: it would delete every *.ko below this directory,
 # the cached kernels' modules included.

@@ -3,13 +3,15 @@
 #
 # checkpatch.pl --no-tree -f on every C, header and assembly file of the
 # project, one TAP line each. checkpatch.pl comes from Debian's
-# linux-source package (the machine's apt sources), cached in .cache/.
+# linux-source package (the machine's apt sources), cached in $f2_cache (tests/vm/cache.sh).
 # "ENOSYS means 'invalid syscall nr'" is checkpatch's advice for kernel
 # code; the test programs and the library use ENOSYS for exactly that.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
-cache=$top/.cache/checkpatch
+# shellcheck source=tests/vm/cache.sh
+. "$top/tests/vm/cache.sh"
+cache=$f2_cache/checkpatch
 cp=$cache/scripts/checkpatch.pl
 if [ ! -x "$cp" ]; then
 	mkdir -p "$cache/dl"

@@ -4,13 +4,18 @@
  * root with fchmodat2.ko loaded; ends with the module unloaded.
  *
  *   unload_test ptrace DIR   a task stopped by ptrace at the entry of 452
+ *   unload_test seccomp DIR  a task whose 452 a seccomp USER_NOTIF
+ *                            supervisor holds
  *   unload_test uffd DIR     a task asleep in the handler (its path is on a
  *                            userfaultfd page that is not there yet)
  *   unload_test loop DIR     call 452 until killed; only 0 or ENOSYS allowed
  *
- * In each of the first two cases rmmod must wait for the task, the task's
- * call must complete with mainline's result, and rmmod must then finish.
- * TAP output.
+ * A task inside the module makes rmmod wait; the task's call completes
+ * with mainline's result, and rmmod then finishes. On x86_64 the module
+ * runs around syscall_trace_enter(), which holds ptrace's entry stop and
+ * seccomp: tasks parked there are inside. Elsewhere (arm64) it serves
+ * from sys_ni_syscall(), after both: rmmod must not wait for them, and
+ * their call, let go after the unload, gives ENOSYS. TAP output.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -21,19 +26,33 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <semaphore.h>
+#include <stddef.h>
+#include <linux/elf.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <linux/userfaultfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/user.h>
 #include <sys/wait.h>
 
 #include "../userspace/fchmodat2.h"	/* __NR_fchmodat2, AT_ flags */
 
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
 static int test_no, failed;
 static char file[4096];
+
+#ifdef __x86_64__
+static const int stops_inside = 1;
+#else
+static const int stops_inside;
+#endif
 
 static void result(int ok, const char *name)
 {
@@ -90,14 +109,27 @@ static void check_rmmod_waits(pid_t rmmod)
 		diag("initstate: %s%ld", state, 0);
 }
 
+/* rmmod must finish although a task is parked (not inside the module). */
+static void check_rmmod_returns(pid_t rmmod)
+{
+	int status = -1, i;
+
+	for (i = 0; i < 100 && waitpid(rmmod, &status, WNOHANG) == 0; i++)
+		usleep(100000);
+	result(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	       "rmmod completes while the task is parked outside the module");
+}
+
 static void check_rmmod_done(pid_t rmmod)
 {
 	char state[32];
 	int status = -1;
 
-	waitpid(rmmod, &status, 0);
-	result(WIFEXITED(status) && WEXITSTATUS(status) == 0,
-	       "rmmod completes once the task has left");
+	if (stops_inside) {
+		waitpid(rmmod, &status, 0);
+		result(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		       "rmmod completes once the task has left");
+	}
 	result(module_state(state, sizeof(state)) < 0,
 	       "the module is gone after rmmod");
 	errno = 0;
@@ -112,7 +144,6 @@ static int mode_of(const char *path)
 	return stat(path, &st) ? -1 : (int)st.st_mode;
 }
 
-#ifdef __x86_64__
 /*
  * The kernel stack of a task stopped inside the trampoline unwinds through
  * it to the system call entry (livepatch transitions, /proc/PID/stack and
@@ -124,6 +155,8 @@ static void check_stack(pid_t pid)
 	ssize_t n = -1;
 	int fd;
 
+	if (!stops_inside)
+		return;
 	snprintf(path, sizeof(path), "/proc/%d/stack", (int)pid);
 	fd = open(path, O_RDONLY);
 	if (fd >= 0) {
@@ -138,11 +171,56 @@ static void check_stack(pid_t pid)
 		diag("%s%ld", buf, 0);
 }
 
+/* The system call number and the first argument/return register. */
+static int tracee_regs(pid_t pid, long *nr, long *ret)
+{
+#ifdef __x86_64__
+	struct user_regs_struct regs;
+
+	if (ptrace(PTRACE_GETREGS, pid, NULL, &regs))
+		return -1;
+	*nr = regs.orig_rax;
+	*ret = regs.rax;
+#else
+	struct user_regs_struct regs;
+	struct iovec iov = { &regs, sizeof(regs) };
+	int n;
+
+	if (ptrace(PTRACE_GETREGSET, pid, (void *)NT_PRSTATUS, &iov))
+		return -1;
+	*ret = regs.regs[0];
+	iov.iov_base = &n;
+	iov.iov_len = sizeof(n);
+	if (ptrace(PTRACE_GETREGSET, pid, (void *)NT_ARM_SYSTEM_CALL, &iov))
+		return -1;
+	*nr = n;
+#endif
+	return 0;
+}
+
+/* What the parked call of mode MODE must give, and the file's mode after. */
+static void check_parked_result(long ret, int err, int mode, int before)
+{
+	char name[160];
+
+	if (stops_inside) {
+		snprintf(name, sizeof(name),
+			 "the parked fchmodat2 returned 0 and the mode is 0%o",
+			 mode);
+		result(ret == 0 && mode_of(file) == (S_IFREG | mode), name);
+	} else {
+		result(ret == -1 && err == ENOSYS && mode_of(file) == before,
+		       "the parked fchmodat2, let go after the unload, gave ENOSYS and left the mode");
+	}
+	if (ret)
+		diag("fchmodat2: %s %ld", strerror(err), ret);
+}
+
 static void test_ptrace(void)
 {
-	struct user_regs_struct regs;
+	int before = mode_of(file), status;
 	pid_t child, rmmod;
-	int status;
+	long nr = -1, ret = -1;
 
 	child = fork();
 	if (child == 0) {
@@ -151,37 +229,108 @@ static void test_ptrace(void)
 		ptrace(PTRACE_TRACEME, 0, NULL, NULL);
 		raise(SIGSTOP);
 		r = syscall(__NR_fchmodat2, AT_FDCWD, file, 0640, 0);
-		_exit(r == 0 ? 0 : 1);
+		_exit(r == 0 ? 0 : errno == ENOSYS ? 2 : 1);
 	}
 	waitpid(child, &status, 0);
 	ptrace(PTRACE_SETOPTIONS, child, NULL, (void *)PTRACE_O_TRACESYSGOOD);
 	/* run to the entry stop of the next system call: 452 */
 	ptrace(PTRACE_SYSCALL, child, NULL, NULL);
 	waitpid(child, &status, 0);
-	ptrace(PTRACE_GETREGS, child, NULL, &regs);
 	result(WIFSTOPPED(status) && WSTOPSIG(status) == (SIGTRAP | 0x80) &&
-	       regs.orig_rax == __NR_fchmodat2,
+	       !tracee_regs(child, &nr, &ret) && nr == __NR_fchmodat2,
 	       "tracee stopped at the entry of 452");
 
 	check_stack(child);
 	rmmod = start_rmmod();
-	check_rmmod_waits(rmmod);
+	if (stops_inside)
+		check_rmmod_waits(rmmod);
+	else
+		check_rmmod_returns(rmmod);
 
 	ptrace(PTRACE_SYSCALL, child, NULL, NULL);
 	waitpid(child, &status, 0);
-	ptrace(PTRACE_GETREGS, child, NULL, &regs);
-	result(WIFSTOPPED(status) && regs.rax == 0 &&
-	       regs.orig_rax == __NR_fchmodat2,
-	       "the stopped call completes with 0 at its exit stop");
+	result(WIFSTOPPED(status) && !tracee_regs(child, &nr, &ret) &&
+	       nr == __NR_fchmodat2 && ret == (stops_inside ? 0 : -ENOSYS),
+	       stops_inside ? "the stopped call completes with 0 at its exit stop" :
+	       "the stopped call gives -ENOSYS at its exit stop");
 	ptrace(PTRACE_CONT, child, NULL, NULL);
 	waitpid(child, &status, 0);
-	result(WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
-	       mode_of(file) == (S_IFREG | 0640),
-	       "the tracee's fchmodat2 returned 0 and the mode is 0640");
+	check_parked_result(WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1,
+			    WIFEXITED(status) && WEXITSTATUS(status) == 2 ? ENOSYS : 0,
+			    0640, before);
 	check_rmmod_done(rmmod);
 }
 
-#endif /* __x86_64__ */
+struct notif_call {
+	int listener;
+	sem_t ready;
+	long ret;
+	int err;
+};
+
+/* This thread alone: 452 goes to the supervisor (the main thread). */
+static void *notif_caller(void *arg)
+{
+	struct sock_filter insns[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_fchmodat2, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { ARRAY_LEN(insns), insns };
+	struct notif_call *c = arg;
+
+	c->listener = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+			      SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
+	sem_post(&c->ready);
+	if (c->listener < 0)
+		return NULL;
+	errno = 0;
+	c->ret = syscall(__NR_fchmodat2, AT_FDCWD, file, 0614, 0);
+	c->err = errno;
+	return NULL;
+}
+
+static void test_seccomp(void)
+{
+	struct seccomp_notif req;
+	struct seccomp_notif_resp resp;
+	struct notif_call call = { .listener = -1 };
+	int before = mode_of(file);
+	pthread_t thread;
+	pid_t rmmod;
+
+	sem_init(&call.ready, 0, 0);
+	pthread_create(&thread, NULL, notif_caller, &call);
+	sem_wait(&call.ready);
+	if (call.listener < 0) {
+		diag("seccomp listener: %s%ld", strerror(errno), 0);
+		result(0, "a seccomp USER_NOTIF filter for 452 installed");
+		pthread_join(thread, NULL);
+		return;
+	}
+	memset(&req, 0, sizeof(req));
+	result(ioctl(call.listener, SECCOMP_IOCTL_NOTIF_RECV, &req) == 0 &&
+	       req.data.nr == __NR_fchmodat2,
+	       "the supervisor holds the task's 452");
+
+	rmmod = start_rmmod();
+	if (stops_inside)
+		check_rmmod_waits(rmmod);
+	else
+		check_rmmod_returns(rmmod);
+
+	memset(&resp, 0, sizeof(resp));
+	resp.id = req.id;
+	resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+	result(ioctl(call.listener, SECCOMP_IOCTL_NOTIF_SEND, &resp) == 0,
+	       "the supervisor lets the call continue");
+	pthread_join(thread, NULL);
+	close(call.listener);
+	check_parked_result(call.ret, call.err, 0614, before);
+	check_rmmod_done(rmmod);
+}
 
 struct uffd_call {
 	char *path;
@@ -261,10 +410,11 @@ static int test_loop(void)
 
 int main(int argc, char **argv)
 {
-	int fd;
+	void (*test)(void);
+	int fd, plan;
 
 	if (argc != 3) {
-		fprintf(stderr, "usage: %s ptrace|uffd|loop DIR\n", argv[0]);
+		fprintf(stderr, "usage: %s ptrace|seccomp|uffd|loop DIR\n", argv[0]);
 		return 2;
 	}
 	snprintf(file, sizeof(file), "%s/unload.%d", argv[2], (int)getpid());
@@ -276,24 +426,24 @@ int main(int argc, char **argv)
 	close(fd);
 	if (!strcmp(argv[1], "loop"))
 		return test_loop();
-	printf("TAP version 13\n");
 	if (!strcmp(argv[1], "ptrace")) {
-#ifdef __x86_64__
-		printf("1..9\n");
-		test_ptrace();
-#else
-		/*
-		 * Elsewhere the module hooks sys_ni_syscall(), after ptrace's
-		 * entry stop: a stopped task is not inside the module.
-		 */
-		printf("1..0 # SKIP a task stopped at 452's entry is not inside the module on this architecture\n");
-#endif
+		plan = stops_inside ? 9 : 6;
+		test = test_ptrace;
+	} else if (!strcmp(argv[1], "seccomp")) {
+		plan = stops_inside ? 8 : 6;
+		test = test_seccomp;
 	} else if (!strcmp(argv[1], "uffd")) {
-		printf("1..7\n");
-		test_uffd();
+		plan = 7;
+		test = test_uffd;
 	} else {
 		fprintf(stderr, "%s: unknown case %s\n", argv[0], argv[1]);
 		return 2;
+	}
+	printf("TAP version 13\n1..%d\n", plan);
+	test();
+	if (test_no != plan) {
+		diag("%s: %ld results for the plan", argv[1], test_no);
+		failed++;
 	}
 	unlink(file);
 	printf("# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:0 error:0\n",

@@ -7,7 +7,7 @@
 # guest (Debian 13's glibc, coreutils and apparmor_parser), run there
 # through its own loader. Dependencies are not resolved: name them.
 #
-# A private apt state under <repo>/.cache/vm/debs-SUITE, whose sources are
+# A private apt state under $f2_cache/vm/debs-SUITE (tests/vm/cache.sh), whose sources are
 # derived from this machine's apt configuration (as fetch-kernel.sh does);
 # indexes are refreshed when older than a day, never with F2_OFFLINE=1.
 # The .debs stay cached there. Prints each package's name and version.
@@ -18,7 +18,9 @@ die() { echo "fetch-debs.sh: $*" >&2; exit 1; }
 suite=$1 root=$2
 shift 2
 repo=$(cd "$(dirname "$0")/../.." && pwd)
-state=$repo/.cache/vm/debs-$suite
+# shellcheck source=tests/vm/cache.sh
+. "$repo/tests/vm/cache.sh"
+state=$f2_cache/vm/debs-$suite
 keyring=/usr/share/keyrings/debian-archive-keyring.gpg
 
 mkdir -p "$state/lists/partial" "$state/cache/archives/partial" "$state/debs"

@@ -10,6 +10,9 @@
 #   # gk-end SET FS BITS rc=N
 # so that the host can file each run's per-test results (run-vm.sh) and
 # compare them between kernels.
+#
+# GK_BITS: the callers' bitnesses, "64 32" unless the caller narrows it
+# (host.sh, on a machine that cannot execute i386 programs).
 
 # gk_run SET FS BITS PROGRAM [ARG...]: one framed run, and a harness step.
 gk_run() {
@@ -36,7 +39,7 @@ gk_prog() {
 # it and mount DEVICE there again).
 gk_fs_sets() {
 	fs=$1 mp=$2 dev=${3:-}
-	for bits in 64 32; do
+	for bits in ${GK_BITS:-64 32}; do
 		gk_run test "$fs" "$bits" "$(gk_prog fchmodat2_test "$bits")" -d "$mp"
 		gk_run creds "$fs" "$bits" "$(gk_prog gk_creds "$bits")" -d "$mp"
 		if [ -n "$dev" ]; then
@@ -50,12 +53,12 @@ gk_fs_sets() {
 
 # gk_ptrace_sets DIR, gk_seccomp_sets DIR: in a directory on tmpfs.
 gk_ptrace_sets() {
-	for bits in 64 32; do
+	for bits in ${GK_BITS:-64 32}; do
 		gk_run ptrace tmpfs "$bits" "$(gk_prog gk_ptrace "$bits")" -d "$1"
 	done
 }
 gk_seccomp_sets() {
-	for bits in 64 32; do
+	for bits in ${GK_BITS:-64 32}; do
 		gk_run seccomp tmpfs "$bits" "$(gk_prog gk_seccomp "$bits")" -d "$1"
 	done
 }
@@ -116,7 +119,7 @@ gk_strace_tap() {
 
 # gk_strace_sets DIR TRIXIE: gk_strace_tap for 64- and 32-bit callers.
 gk_strace_sets() {
-	for bits in 64 32; do
+	for bits in ${GK_BITS:-64 32}; do
 		gk_run strace tmpfs "$bits" gk_strace_tap "$1" "$2" "$bits"
 	done
 }
@@ -216,7 +219,7 @@ PROFILE
 	step $? "apparmor_parser loads a profile denying chmod below $1/gk-lsm*/deny"
 	# every denial must reach the kernel log: no printk rate limit
 	echo 0 >/proc/sys/kernel/printk_ratelimit
-	for bits in 64 32; do
+	for bits in ${GK_BITS:-64 32}; do
 		gk_run lsm tmpfs "$bits" "$(gk_prog gk_lsm "$bits")" \
 			-d "$1/gk-lsm$bits" -p gk_lsm
 	done

@@ -27,8 +27,8 @@ result() { # result <load|unload> <exit code> <description>
 	fi
 }
 kernel_log_checks() {
-	dmesg | grep -E 'WARNING:|BUG:|Oops|Call Trace|refcount_t|leak' && bad=1 || bad=0
-	step $bad "the kernel log is clean: no warnings, bugs, oopses or leaks"
+	dmesg | grep -E 'WARNING:|BUG:|Oops|Call Trace|refcount_t|leak|blocked for more than|detected stall|self-detected stall' && bad=1 || bad=0
+	step $bad "the kernel log is clean: no warnings, bugs, oopses, leaks, hung tasks or RCU stalls"
 	# TAINT_OOT_MODULE (4096) and TAINT_UNSIGNED_MODULE (8192) only
 	tainted=$(cat /proc/sys/kernel/tainted)
 	[ $((tainted & ~12288)) = 0 ]

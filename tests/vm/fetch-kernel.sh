@@ -4,12 +4,13 @@
 # fetch-kernel.sh SERIES [CACHE_DIR]
 #
 # Fetch the newest Debian amd64 kernel of SERIES and its build headers into
-# CACHE_DIR (default: <repo>/.cache/vm), without installing anything:
+# CACHE_DIR (default: $f2_cache/vm, see cache.sh), without installing anything:
 #
 #   5.10        bullseye, bullseye-security                   (Debian 11)
 #   6.1         bookworm, bookworm-updates, bookworm-security (Debian 12)
 #   6.12        trixie, trixie-security                       (Debian 13)
 #   6.12-deb12  bookworm-security's linux-6.12 (built with gcc-12)
+#   5.10-rt, 6.1-rt  the PREEMPT_RT flavour of 5.10 and 6.1 (amd64)
 #
 # A private apt state (CACHE_DIR/apt-SERIES) gets a sources list derived from
 # this machine's apt configuration and the Debian archive keyring; /etc/apt is
@@ -36,19 +37,24 @@ die() { echo "fetch-kernel.sh: $*" >&2; exit 1; }
 
 series=${1:-}
 repo=$(cd "$(dirname "$0")/../.." && pwd)
-cache=${2:-$repo/.cache/vm}
+# shellcheck source=tests/vm/cache.sh
+. "$repo/tests/vm/cache.sh"
+cache=${2:-$f2_cache/vm}
 keyring=/usr/share/keyrings/debian-archive-keyring.gpg
 
-arch=amd64
+arch=amd64 flavour=$arch
 case $series in
+*-rt) flavour=rt-amd64 ;;
+esac
+case ${series%-rt} in
 5.10)       suites="bullseye bullseye-security";  abi_re='5\.10\.0-[0-9]+' ;;
 6.1)        suites="bookworm bookworm-updates bookworm-security"
             abi_re='6\.1\.0-[0-9]+' ;;
 6.12)       suites="trixie trixie-security";      abi_re='6\.12\.[0-9]+\+deb13[.0-9]*' ;;
 6.12-deb12) suites="bookworm bookworm-security";  abi_re='6\.12\.[0-9]+\+deb12[.0-9]*' ;;
 6.1-arm64)  suites="bookworm bookworm-updates bookworm-security"
-            abi_re='6\.1\.0-[0-9]+' arch=arm64 ;;
-*) die "usage: fetch-kernel.sh 5.10|6.1|6.12|6.12-deb12|6.1-arm64 [CACHE_DIR]" ;;
+            abi_re='6\.1\.0-[0-9]+' arch=arm64 flavour=arm64 ;;
+*) die "usage: fetch-kernel.sh 5.10|6.1|6.12|6.12-deb12|6.1-arm64|5.10-rt|6.1-rt [CACHE_DIR]" ;;
 esac
 mkdir -p "$cache"
 cache=$(cd "$cache" && pwd)
@@ -90,15 +96,12 @@ elif [ -z "$(find "$state/updated" -mmin -1440 2>/dev/null)" ]; then
 	touch "$state/updated"
 fi
 
-abi=$(apt-cache "${apt_opts[@]}" search --names-only "^linux-image-$abi_re-$arch-unsigned\$" |
-	sed -E "s/^linux-image-(.*)-$arch-unsigned .*/\\1/" | sort -V | tail -n 1)
-[ -n "$abi" ] || die "no linux-image-*-$arch-unsigned of series $series in $suites"
-krel=$abi-$arch
-dir=$cache/$abi
-# A foreign architecture's kernel: its own tree; kbuild's programs (from
-# linux-kbuild) and the compiler stay the host's, and the guest needs a
-# busybox of that architecture.
-[ "$arch" = amd64 ] || dir=$cache/$abi-$arch
+# Newest first. The index may list an ABI whose packages the mirror no
+# longer has (404): then the next older one is taken, and said so.
+mapfile -t abis < <(apt-cache "${apt_opts[@]}" search --names-only "^linux-image-$abi_re-$flavour-unsigned\$" |
+	sed -E "s/^linux-image-(.*)-$flavour-unsigned .*/\\1/" | sort -rV)
+[ "${#abis[@]}" -gt 0 ] || die "no linux-image-*-$flavour-unsigned of series $series in $suites"
+
 # Reuse the tree unless something removed part of it: "make M=<repo> clean"
 # deletes every *.ko and modules.order below the repo, this cache included.
 intact() {
@@ -107,36 +110,44 @@ intact() {
 		[ -e "$KDIR/Makefile" ] && [ -e "$MODDIR/modules.order" ] &&
 		[ -n "$(find "$MODDIR" -name '*.ko*' -print -quit)" ])
 }
-if intact; then
-	echo "$dir/env"
-	exit 0
-fi
-rm -f "$dir/env"
-
-# Everything at the image's version, so the four packages always match.
 pkg_field() {
 	apt-cache "${apt_opts[@]}" show --no-all-versions "$1" | sed -n "s/^$2: //p"
 }
-version=$(pkg_field "linux-image-$krel-unsigned:$arch" Version)
-deps=$(pkg_field "linux-headers-$krel:$arch=$version" Depends)
-common=$(grep -o 'linux-headers-[^ ,]*-common' <<<"$deps" | head -n 1)
-kbuild=$(grep -o 'linux-kbuild-[^ ,]*' <<<"$deps" | head -n 1)
-if [ -z "$common" ] || [ -z "$kbuild" ]; then
-	die "cannot parse Depends of linux-headers-$krel: $deps"
-fi
 
-mkdir -p "$dir/debs"
-want=()
-for p in "linux-image-$krel-unsigned:$arch" "linux-headers-$krel:$arch" \
-	 "$common" "$kbuild:amd64"; do
-	compgen -G "$dir/debs/${p%%:*}_*.deb" >/dev/null ||
-		want+=("$p=$version")
-done
-if [ "$arch" != amd64 ] &&
-	! compgen -G "$dir/debs/busybox-static_*.deb" >/dev/null; then
-	want+=("busybox-static:$arch")
-fi
-if [ "${#want[@]}" -gt 0 ]; then
+# fetch ABI: sets krel, dir, version; its four packages (at the image's
+# version, so that they always match) in $dir/debs, or returns 1.
+fetch() {
+	abi=$1
+	krel=$abi-$flavour
+	dir=$cache/$abi
+	# Another flavour or architecture: its own tree; kbuild's programs
+	# (from linux-kbuild) and the compiler stay the host's, and a foreign
+	# architecture's guest needs its own busybox.
+	[ "$flavour" = amd64 ] || dir=$cache/$abi-$flavour
+	if intact; then
+		echo "$dir/env"
+		exit 0
+	fi
+	rm -f "$dir/env"
+	version=$(pkg_field "linux-image-$krel-unsigned:$arch" Version)
+	local deps common kbuild p want=() dl
+	deps=$(pkg_field "linux-headers-$krel:$arch=$version" Depends)
+	common=$(grep -o 'linux-headers-[^ ,]*-common[^ ,]*' <<<"$deps" | head -n 1)
+	kbuild=$(grep -o 'linux-kbuild-[^ ,]*' <<<"$deps" | head -n 1)
+	if [ -z "$common" ] || [ -z "$kbuild" ]; then
+		die "cannot parse Depends of linux-headers-$krel: $deps"
+	fi
+	mkdir -p "$dir/debs"
+	for p in "linux-image-$krel-unsigned:$arch" "linux-headers-$krel:$arch" \
+		 "$common" "$kbuild:amd64"; do
+		compgen -G "$dir/debs/${p%%:*}_*.deb" >/dev/null ||
+			want+=("$p=$version")
+	done
+	if [ "$arch" != amd64 ] &&
+		! compgen -G "$dir/debs/busybox-static_*.deb" >/dev/null; then
+		want+=("busybox-static:$arch")
+	fi
+	[ "${#want[@]}" -gt 0 ] || return 0
 	[ "${F2_OFFLINE:-0}" != 1 ] || die "F2_OFFLINE=1 but not cached: ${want[*]}"
 	echo "fetch-kernel.sh: downloading ${want[*]}" >&2
 	dl=$(mktemp -d "$dir/dl.XXXXXX")
@@ -144,10 +155,19 @@ if [ "${#want[@]}" -gt 0 ]; then
 	if [ "$(id -u)" = 0 ] && id _apt >/dev/null 2>&1; then
 		chown _apt "$dl"
 	fi
-	(cd "$dl" && apt-get "${apt_opts[@]}" download "${want[@]}") >&2
+	if ! (cd "$dl" && apt-get "${apt_opts[@]}" download "${want[@]}") >&2; then
+		rm -rf "$dl" "$dir"
+		return 1
+	fi
 	mv "$dl"/*.deb "$dir/debs/"
 	rmdir "$dl"
-fi
+}
+for a in "${abis[@]}"; do
+	fetch "$a" && break
+	echo "fetch-kernel.sh: $a-$flavour cannot be downloaded (listed in the index, not on the mirror): trying the next older ABI" >&2
+	abi=
+done
+[ -n "$abi" ] || die "no ABI of series $series could be downloaded"
 
 root=$dir/root
 rm -rf "$root"

@@ -14,7 +14,12 @@
 #   -m MIB      guest memory (default 1024)
 #   -s CPUS     guest CPUs (default 2, or 1 with -c)
 #   -c          deterministic guest time: -icount shift=0,sleep=off (benchmarks);
-#               one CPU, as QEMU 7.2 hangs starting a second one under icount
+#               one CPU, on one host thread (icount cannot run vCPUs in
+#               parallel)
+#   -q QEMU     the emulator: "trixie" (default; Debian 13's QEMU 10.0 from
+#               fetch-qemu.sh) or "system" (this machine's own qemu-system-*;
+#               Debian 12's 7.2 cannot run parallel vCPUs correctly, see
+#               tests/vm/README.md: only for showing that)
 #   -a ARGS     extra kernel command line
 #   -L LEVEL    kernel console loglevel (default 5: warnings and worse); /init
 #               also sends the whole kernel log to the status channel
@@ -23,19 +28,21 @@
 # Exit status, with a one-line verdict on stdout:
 #   0  guest.sh exited 0 and the console is clean
 #   1  guest.sh exited non-zero, or a kernel (timestamped) line of the console
-#      or of the kernel log shows WARNING:, BUG:, kernel BUG at, Oops,
-#      Call Trace or Kernel panic, even if that killed the guest (oops=panic
-#      panic=-1 -no-reboot)
+#      or of the kernel log shows WARNING:, BUG: (soft lockups too), kernel
+#      BUG at, Oops, Call Trace, Kernel panic, a hung task ("blocked for
+#      more than") or an RCU stall ("detected stall"), even if that killed
+#      the guest (oops=panic panic=-1 -no-reboot)
 #   2  the VM timed out or died without reporting a status
 set -euo pipefail
 
 die() { echo "run.sh: $*" >&2; exit 2; }
-usage() { die "usage: run.sh [-r amd64|arm64] [-t SEC] [-m MIB] [-s CPUS] [-c] [-a ARGS] [-L LEVEL] -k VMLINUZ -i INITRD -l LOG [-- QEMU_ARG...]"; }
+usage() { die "usage: run.sh [-r amd64|arm64] [-q trixie|system] [-t SEC] [-m MIB] [-s CPUS] [-c] [-a ARGS] [-L LEVEL] -k VMLINUZ -i INITRD -l LOG [-- QEMU_ARG...]"; }
 
-kernel='' initrd='' log='' append='' arch=amd64
+kernel='' initrd='' log='' append='' arch=amd64 emulator=trixie
 timeout=600 mem=1024 cpus='' loglevel=5 icount=()
-while getopts k:i:l:t:m:s:ca:L:r: opt; do
+while getopts k:i:l:t:m:s:ca:L:r:q: opt; do
 	case $opt in
+	q) emulator=$OPTARG ;;
 	r) arch=$OPTARG ;;
 	k) kernel=$OPTARG ;;
 	i) initrd=$OPTARG ;;
@@ -61,31 +68,46 @@ if [ -z "$cpus" ]; then
 fi
 status=${log%.log}.status
 rm -f "$log" "$status"
+case $emulator in
+trixie)
+	qenv=$("$(dirname "$0")/fetch-qemu.sh" | tail -n 1) ||
+		die "cannot set up Debian 13's QEMU (tests/vm/fetch-qemu.sh)"
+	# shellcheck disable=SC1090
+	. "$qenv"
+	read -r -a qemu_x86 <<<"$QEMU_X86"
+	read -r -a qemu_arm64 <<<"$QEMU_ARM64" ;;
+system)
+	qemu_x86=(qemu-system-x86_64) qemu_arm64=(qemu-system-aarch64) ;;
+*)
+	usage ;;
+esac
 case $arch in
 amd64)
-	qemu=(qemu-system-x86_64 -cpu max) console=ttyS0
+	qemu=("${qemu_x86[@]}" -cpu max) console=ttyS0
 	serial=(-serial "file:$log" -serial "file:$status") ;;
 arm64)
 	# One UART on "virt": the guest reports its status on the console.
-	qemu=(qemu-system-aarch64 -M virt -cpu max) console=ttyAMA0
+	qemu=("${qemu_arm64[@]}" -M virt -cpu max) console=ttyAMA0
 	serial=(-serial "file:$log")
 	status=$log ;;
 *)
 	die "unknown architecture $arch" ;;
 esac
 
-# thread=single: one host thread runs all vCPUs in turn. With multi-threaded
-# TCG, a vCPU was seen to keep executing a stale translation of an int3 that
-# text_poke_bp() had already replaced (a static key flipped by insmod), and
-# kprobes' "int3 gone, retry" handling then looped forever: a QEMU
-# cross-modifying-code race, not a guest bug. The guest still has -smp CPUs.
+# thread=multi: one host thread per vCPU, running at the same time, so
+# that races between CPUs (code patched while another CPU runs it) can
+# happen. icount needs one thread for all vCPUs. -nodefaults: no default
+# VGA card, for which QEMU would look for display modules and find this
+# machine's (7.2) ones.
+threads=multi
+[ "${#icount[@]}" = 0 ] || threads=single
 start=$SECONDS
 rc=0
 timeout -k 10 "$timeout" "${qemu[@]}" \
-	-accel tcg,thread=single -m "$mem" -smp "$cpus" "${icount[@]}" \
+	-accel tcg,thread=$threads -m "$mem" -smp "$cpus" "${icount[@]}" \
 	-kernel "$kernel" -initrd "$initrd" \
 	-append "console=$console panic=-1 oops=panic loglevel=$loglevel $append" \
-	-display none -monitor none -no-reboot "${serial[@]}" \
+	-nodefaults -display none -monitor none -no-reboot "${serial[@]}" \
 	"$@" </dev/null || rc=$?
 elapsed=$((SECONDS - start))
 
@@ -96,7 +118,7 @@ guest_rc=$(sed -n 's/^F2-STATUS \([0-9]*\).*/\1/p' "$status" | tail -n 1)
 # awk, not grep -m 1: no match is the normal case, not a failure, and it
 # reads to the end (no SIGPIPE for cat); a file it cannot read stops us.
 kernel_bug=$(cat "$log" "$status" | tr -d '\r' | awk '
-	!found && /\[ *[0-9]+\.[0-9]+\] .*(WARNING:|BUG:|kernel BUG at|Oops|Call Trace|Kernel panic)/ {
+	!found && /\[ *[0-9]+\.[0-9]+\] .*(WARNING:|BUG:|kernel BUG at|Oops|Call Trace|Kernel panic|blocked for more than|detected stall)/ {
 		print; found = 1
 	}')
 

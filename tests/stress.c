@@ -1,0 +1,420 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * System calls from four threads, on parallel CPUs, while the kernel code
+ * they run through is patched. Runs in the VM guest as root; TAP output.
+ *
+ *   stress cycles N MODULE.ko DIR  N finit_module/delete_module cycles
+ *   stress toggle N DIR            N enable/disable cycles of the
+ *                                  raw_syscalls:sys_enter trace event (no
+ *                                  module: does the emulator run patched
+ *                                  code correctly on parallel vCPUs?)
+ *   stress calls DIR               the callers alone, until SIGTERM (the
+ *                                  load under unload_test's cases)
+ *
+ * Each caller, in a loop: fchmodat2 on its own file (the mode it set must
+ * be the mode stat() sees), on its own symlink with AT_SYMLINK_NOFOLLOW
+ * (EOPNOTSUPP, the symlink unchanged), with an unknown flag (EINVAL), at
+ * 452 | __X32_SYSCALL_BIT (ENOSYS: x32 is off unless booted with
+ * syscall.x32=y), through int $0x80 on x86_64 (the i386 entry); fchmodat
+ * (268), getppid and getpid. With the module loaded every answer must be
+ * mainline's; without it, fchmodat2 may also give ENOSYS, nothing else.
+ *
+ * Every step has a deadline (SIGALRM ends the program with a "not ok"), and
+ * progress is printed so that a guest that stops printing is noticed.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+
+#include "../userspace/fchmodat2.h"	/* __NR_fchmodat2, AT_ flags */
+#include "tap.h"			/* errno_name() */
+
+#define NCALLERS 4
+#define STEP_DEADLINE 120	/* seconds for one load, unload or toggle */
+#define X32_BIT 0x40000000L
+
+static int test_no, failed;
+static atomic_int stop;
+static atomic_long served, enosys, bad, calls;
+static pid_t parent;
+static char dir[256];
+
+static void result(int ok, const char *name)
+{
+	printf("%sok %d %s\n", ok ? "" : "not ", ++test_no, name);
+	fflush(stdout);
+	if (!ok)
+		failed++;
+}
+
+static void on_alarm(int sig)
+{
+	static const char msg[] =
+		"not ok - a step missed its deadline (the kernel did not answer)\n";
+
+	(void)sig;
+	write(1, msg, sizeof(msg) - 1);
+	_exit(1);
+}
+
+struct caller {
+	int id;
+	char file[300], link[300];
+	mode_t mode;		/* what stat() must show */
+};
+
+/* A path below 4 GiB, for int $0x80 (a static, non-PIE binary's .bss). */
+static char low_path[NCALLERS][300];
+
+static void wrong(struct caller *c, const char *what, long ret, int err)
+{
+	struct stat st;
+
+	atomic_fetch_add(&bad, 1);
+	if (stat(c->file, &st))
+		st.st_mode = 0;
+	printf("# caller %d: %s gave %ld (%s); file mode %o, expected %o\n",
+	       c->id, what, ret, ret < 0 ? errno_name(err) : "-",
+	       (unsigned int)st.st_mode, (unsigned int)(S_IFREG | c->mode));
+	fflush(stdout);
+}
+
+/* 0 (served: the new mode), or ENOSYS (no module: the mode unchanged). */
+static void check_set(struct caller *c, const char *what, long ret, int err,
+		      mode_t mode)
+{
+	struct stat st;
+
+	if (ret == 0) {
+		atomic_fetch_add(&served, 1);
+		c->mode = mode;
+	} else if (ret == -1 && err == ENOSYS) {
+		atomic_fetch_add(&enosys, 1);
+	} else {
+		wrong(c, what, ret, err);
+		return;
+	}
+	if (stat(c->file, &st) || st.st_mode != (S_IFREG | c->mode))
+		wrong(c, what, ret, err);
+}
+
+/* Mainline's errno, or ENOSYS. */
+static void check_err(struct caller *c, const char *what, long ret, int err,
+		      int want)
+{
+	if (ret != -1 || (err != want && err != ENOSYS))
+		wrong(c, what, ret, err);
+}
+
+#ifdef __x86_64__
+static long int80(long nr, long a, long b, long c, long d)
+{
+	long ret;
+
+	asm volatile("int $0x80"
+		     : "=a"(ret)
+		     : "a"(nr), "b"(a), "c"(b), "d"(c), "S"(d)
+		     : "memory", "r8", "r9", "r10", "r11", "r12", "r13", "r14",
+		       "r15");
+	return ret;
+}
+#endif
+
+static void *caller(void *arg)
+{
+	struct caller *c = arg;
+	struct stat st;
+	long n, r;
+	int e;
+
+	for (n = 0; !atomic_load(&stop); n++) {
+		mode_t m = (n & 1) ? 0640 : 0604;
+
+		errno = 0;
+		r = syscall(__NR_fchmodat2, AT_FDCWD, c->file, m, 0);
+		check_set(c, "fchmodat2(file)", r, errno, m);
+
+		errno = 0;
+		r = syscall(__NR_fchmodat2, AT_FDCWD, c->link, 0600,
+			    AT_SYMLINK_NOFOLLOW);
+		e = errno;
+		check_err(c, "fchmodat2(symlink, AT_SYMLINK_NOFOLLOW)", r, e,
+			  EOPNOTSUPP);
+		if (lstat(c->link, &st) || st.st_mode != (S_IFLNK | 0777))
+			wrong(c, "the symlink's mode after fchmodat2", r, e);
+
+		errno = 0;
+		r = syscall(__NR_fchmodat2, AT_FDCWD, c->file, 0600, 0x10000);
+		check_err(c, "fchmodat2(file, unknown flag)", r, errno, EINVAL);
+
+		errno = 0;
+		r = syscall(__NR_fchmodat2 | X32_BIT, AT_FDCWD, c->file, 0600,
+			    0);
+		check_err(c, "452 | __X32_SYSCALL_BIT", r, errno, ENOSYS);
+
+		m = (n & 1) ? 0660 : 0606;
+		errno = 0;
+		r = syscall(SYS_fchmodat, AT_FDCWD, c->file, m, 0);
+		if (r)
+			wrong(c, "fchmodat (268)", r, errno);
+		else
+			c->mode = m;
+
+#ifdef __x86_64__
+		if ((uintptr_t)low_path[c->id] < (1UL << 32)) {
+			m = (n & 1) ? 0644 : 0624;
+			r = int80(__NR_fchmodat2, AT_FDCWD,
+				  (long)low_path[c->id], m, 0);
+			check_set(c, "int $0x80 fchmodat2", r < 0 ? -1 : r,
+				  r < 0 ? (int)-r : 0, m);
+		}
+#endif
+		if (getppid() != parent)
+			wrong(c, "getppid", getppid(), 0);
+		if (syscall(SYS_getpid) != getpid())
+			wrong(c, "getpid", syscall(SYS_getpid), errno);
+		atomic_fetch_add(&calls, 8);
+	}
+	return NULL;
+}
+
+static struct caller callers[NCALLERS];
+static pthread_t threads[NCALLERS];
+
+static int start_callers(void)
+{
+	int i;
+
+	parent = getppid();
+	for (i = 0; i < NCALLERS; i++) {
+		struct caller *c = &callers[i];
+		int fd;
+
+		c->id = i;
+		c->mode = 0600;
+		snprintf(c->file, sizeof(c->file), "%s/stress.%d.%d", dir,
+			 (int)getpid(), i);
+		snprintf(c->link, sizeof(c->link), "%s.l", c->file);
+		strcpy(low_path[i], c->file);
+		unlink(c->link);
+		fd = open(c->file, O_CREAT | O_TRUNC | O_WRONLY, 0600);
+		if (fd < 0 || fchmod(fd, 0600) || symlink(c->file, c->link)) {
+			perror(c->file);
+			return -1;
+		}
+		close(fd);
+		pthread_create(&threads[i], NULL, caller, c);
+	}
+	return 0;
+}
+
+static void stop_callers(void)
+{
+	int i;
+
+	atomic_store(&stop, 1);
+	for (i = 0; i < NCALLERS; i++) {
+		pthread_join(threads[i], NULL);
+		unlink(callers[i].file);
+		unlink(callers[i].link);
+	}
+}
+
+static void report(const char *during, int need_served)
+{
+	char name[256];
+
+	printf("# %ld calls: fchmodat2 served %ld, ENOSYS %ld; wrong answers %ld\n",
+	       atomic_load(&calls), atomic_load(&served),
+	       atomic_load(&enosys), atomic_load(&bad));
+	snprintf(name, sizeof(name),
+		 "%d callers on parallel CPUs got mainline's answer or ENOSYS, %s",
+		 NCALLERS, during);
+	result(atomic_load(&bad) == 0, name);
+	if (need_served) {
+		result(atomic_load(&served) > 0 && atomic_load(&enosys) > 0,
+		       "calls were both served (module loaded) and ENOSYS (unloaded) during the cycles");
+	}
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int cycles(long n, const char *ko)
+{
+	char name[128];
+	long i, done = 0;
+	double t0 = now(), t, t_load = 0, t_unload = 0;
+	int fd;
+
+	fd = open(ko, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		perror(ko);
+		return 1;
+	}
+	if (start_callers())
+		return 1;
+	for (i = 0; i < n; i++) {
+		alarm(STEP_DEADLINE);
+		t = now();
+		if (syscall(SYS_finit_module, fd, "", 0)) {
+			printf("# cycle %ld: finit_module: %s\n", i + 1,
+			       errno_name(errno));
+			break;
+		}
+		t_load += now() - t;
+		/* let the callers in: 0 to 2 ms loaded */
+		usleep(random() % 2000);
+		t = now();
+		if (syscall(SYS_delete_module, "fchmodat2", O_NONBLOCK)) {
+			printf("# cycle %ld: delete_module: %s\n", i + 1,
+			       errno_name(errno));
+			break;
+		}
+		errno = 0;
+		if (syscall(__NR_fchmodat2, AT_FDCWD, dir, 0755, 0) != -1 ||
+		    errno != ENOSYS) {
+			printf("# cycle %ld: 452 after the unload: %s\n", i + 1,
+			       errno_name(errno));
+			break;
+		}
+		t_unload += now() - t;
+		done++;
+		usleep(random() % 1000);
+		if (done % 100 == 0) {
+			printf("# %ld cycles, %.0f s\n", done, now() - t0);
+			fflush(stdout);
+		}
+	}
+	alarm(0);
+	stop_callers();
+	if (done)
+		printf("# per cycle: load %.1f ms, unload %.1f ms\n",
+		       1e3 * t_load / done, 1e3 * t_unload / done);
+	snprintf(name, sizeof(name),
+		 "%ld of %ld load/unload cycles, each unload leaving 452 ENOSYS (%.0f s)",
+		 done, n, now() - t0);
+	result(done == n, name);
+	report("loading and unloading", 1);
+	return failed != 0;
+}
+
+static int write_str(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t len = strlen(s);
+	int ok;
+
+	if (fd < 0)
+		return -1;
+	ok = write(fd, s, len) == len;
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+static int toggle(long n)
+{
+	static const char *const ev[] = {
+		"/sys/kernel/tracing/events/raw_syscalls/sys_enter/enable",
+		"/sys/kernel/debug/tracing/events/raw_syscalls/sys_enter/enable",
+	};
+	const char *path = NULL;
+	char name[160];
+	long i, done = 0;
+	double t0 = now();
+	unsigned int k;
+
+	for (k = 0; k < 2 && !path; k++)
+		if (!access(ev[k], W_OK))
+			path = ev[k];
+	if (!path) {
+		result(0, "the raw_syscalls:sys_enter trace event is there (tracefs mounted)");
+		return 1;
+	}
+	if (start_callers())
+		return 1;
+	for (i = 0; i < n; i++) {
+		alarm(STEP_DEADLINE);
+		if (write_str(path, "1") || write_str(path, "0")) {
+			printf("# toggle %ld: %s\n", i + 1, errno_name(errno));
+			break;
+		}
+		done++;
+		if (done % 100 == 0) {
+			printf("# %ld toggles, %.0f s\n", done, now() - t0);
+			fflush(stdout);
+		}
+	}
+	alarm(0);
+	stop_callers();
+	snprintf(name, sizeof(name),
+		 "%ld of %ld enable/disable cycles of the sys_enter tracepoint under system-call load (%.0f s)",
+		 done, n, now() - t0);
+	result(done == n, name);
+	report("while the tracepoint's static branch was patched", 0);
+	return failed != 0;
+}
+
+static void on_term(int sig)
+{
+	(void)sig;
+	atomic_store(&stop, 1);
+}
+
+static int calls_until_term(void)
+{
+	sigset_t set;
+	int sig;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	if (start_callers())
+		return 1;
+	printf("# callers running\n");
+	fflush(stdout);
+	sigwait(&set, &sig);
+	stop_callers();
+	report("while tasks parked in the module were unloaded", 0);
+	return failed != 0;
+}
+
+int main(int argc, char **argv)
+{
+	signal(SIGALRM, on_alarm);
+	signal(SIGTERM, on_term);
+	srandom(getpid());
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc == 5 && !strcmp(argv[1], "cycles")) {
+		snprintf(dir, sizeof(dir), "%s", argv[4]);
+		return cycles(atol(argv[2]), argv[3]);
+	}
+	if (argc == 4 && !strcmp(argv[1], "toggle")) {
+		snprintf(dir, sizeof(dir), "%s", argv[3]);
+		return toggle(atol(argv[2]));
+	}
+	if (argc == 3 && !strcmp(argv[1], "calls")) {
+		snprintf(dir, sizeof(dir), "%s", argv[2]);
+		return calls_until_term();
+	}
+	fprintf(stderr,
+		"usage: %s cycles N MODULE.ko DIR | toggle N DIR | calls DIR\n",
+		argv[0]);
+	return 2;
+}

@@ -1,0 +1,68 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# stress.sh [--short] [TARGET...]: the stress lane (tests/guest/stress.sh)
+# on parallel vCPUs (two, multi-threaded TCG, Debian 13's QEMU), one boot
+# per kernel and preemption model:
+#
+#   5.10        Debian 11, PREEMPT_VOLUNTARY (Debian's default)
+#   6.1         Debian 12, PREEMPT_DYNAMIC booted as voluntary (default)
+#   6.1-full    Debian 12, booted with preempt=full
+#   6.1-rt      Debian 12's PREEMPT_RT flavour
+#   5.10-rt     Debian 11's PREEMPT_RT flavour
+#   6.1-arm64   Debian 12 on arm64
+#
+# make stress runs the long lane (1000 load/unload cycles per kernel, 1000
+# tracepoint toggles, 5 rounds of unloads with calls parked); make check
+# the short one (--short: 100, 100, 1). Prints every guest's TAP lines,
+# then "F2-ROW|target|kernel|pass|fail|skip|verdict" per target; exits
+# non-zero on any failure. Console logs: build/stress-vm/TARGET/console.log.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+toggles=1000 cycles=1000 rounds=5 deadline=1500
+if [ "${1:-}" = --short ]; then
+	toggles=${F2_TOGGLES:-100} cycles=${F2_CYCLES:-100} rounds=1 deadline=600
+	shift
+fi
+all=(5.10 6.1 6.1-full 6.1-rt 5.10-rt 6.1-arm64)
+targets=("$@")
+[ $# -gt 0 ] || targets=("${all[@]}")
+
+status=0
+for t in "${targets[@]}"; do
+	series=$t append=''
+	case $t in
+	6.1-full) series=6.1 append=preempt=full ;;
+	5.10 | 6.1 | 6.1-rt | 5.10-rt | 6.1-arm64) ;;
+	*) echo "stress.sh: unknown target $t (${all[*]})" >&2; exit 2 ;;
+	esac
+	out=$B/stress-vm/$t
+	rm -rf "$out"
+	mkdir -p "$out"
+	echo "# == stress: $t"
+	if ! f2_kernel "$series" || ! f2_build_module "$out/module" >"$out/build.log" 2>&1; then
+		tail -n 20 "$out/build.log" 2>/dev/null
+		echo "not ok 1 stress $t: fetch or build failed"
+		echo "F2-ROW|$t|${KREL:-?}|0|1|0|build failed"
+		status=1
+		continue
+	fi
+	bin=$B
+	[ "$DEBARCH" = arm64 ] && bin=$B/arm64
+	printf 'TOGGLES=%s\nCYCLES=%s\nROUNDS=%s\n' "$toggles" "$cycles" "$rounds" \
+		>"$out/stress.conf"
+	f2_stage "$out/f2" "$top/tests/guest/stress.sh" "$bin/stress" \
+		"$bin/unload_test" "$bin/fchmodat2_test" "$out/module/fchmodat2.ko" \
+		"$top/tests/guest/steps.sh" "$out/stress.conf"
+	f2_boot "$out/f2" "$out/initrd.cpio.gz" "$out/console.log" \
+		-t "$deadline" ${append:+-a "$append"} >"$out/verdict"
+	rc=$?
+	tr -d '\r' <"$out/console.log" | grep -E '^(not )?ok |^# '
+	cat "$out/verdict"
+	read -r p f s < <(f2_tap_count "$out/console.log")
+	[ "$rc" != 0 ] && [ "$f" = 0 ] && f=1
+	[ "$rc" = 0 ] && [ "$f" = 0 ] || status=1
+	echo "F2-ROW|$t|$KREL${append:+ $append}|$p|$f|$s|$(sed -n 's/^verdict: //p' "$out/verdict")"
+done
+exit "$status"
