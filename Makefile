@@ -7,7 +7,8 @@
 # make check          test natively, then in a QEMU guest with the module
 # make demo           show, in a QEMU guest, 452 before and after the module
 # make stress         the long stress lane: load/unload under load on parallel
-#                     vCPUs, every kernel and preemption model (~10 min)
+#                     vCPUs, every kernel and preemption model
+# make emulator-check show why the guests run on Debian 13's QEMU
 # make bench          measure the module's cost in a QEMU guest
 # make userspace      build libfchmodat2, the preload shim and fchmodat2ctl
 # make install-userspace  install them (PREFIX=/usr/local, DESTDIR)
@@ -25,7 +26,7 @@ TEST_CFLAGS := -O2 -Wall -Wextra -Werror -static -pthread
 TESTS := $(B)/fchmodat2_test $(B)/fchmodat2_test32 $(B)/bench $(B)/unload_test \
 	 $(B)/f2call $(B)/modload $(B)/stress
 
-.PHONY: all module tests tests-arm64 install uninstall check demo bench stress clean \
+.PHONY: all module tests tests-arm64 install uninstall check demo bench stress emulator-check clean \
 	userspace install-userspace uninstall-userspace
 
 all: module
@@ -97,6 +98,10 @@ bench: tests tests-arm64
 
 stress: tests tests-arm64
 	tests/stress.sh
+
+# Why the guests run on Debian 13's QEMU (tests/vm/README.md).
+emulator-check: tests
+	tests/vm/emulator-check.sh
 
 # Not kbuild's clean: it would delete every *.ko below this directory,
 # the cached kernels' modules included.

@@ -8,13 +8,17 @@
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
-# series | what the VM does | label
+# series | what the VM does | label | kernel command line. Every guest runs
+# on two vCPUs in parallel (multi-threaded TCG, Debian 13's QEMU).
 matrix=(
-	"5.10|module|Debian 11"
-	"6.1|module|Debian 12"
-	"6.12|native|Debian 13"
-	"6.12-deb12|eval|Debian 12 (6.12)"
-	"6.1-arm64|module|Debian 12 arm64"
+	"5.10|module|Debian 11|"
+	"5.10-rt|module|Debian 11 PREEMPT_RT|"
+	"6.1|module|Debian 12|"
+	"6.1|module|Debian 12 preempt=full|preempt=full"
+	"6.1-rt|module|Debian 12 PREEMPT_RT|"
+	"6.12|native|Debian 13|"
+	"6.12-deb12|eval|Debian 12 (6.12)|"
+	"6.1-arm64|module|Debian 12 arm64|"
 )
 # F2_SERIES="6.1 5.10" narrows the matrix (for development).
 if [ -n "${F2_SERIES:-}" ]; then
@@ -138,7 +142,7 @@ build_for() {
 }
 
 for entry in "${matrix[@]}"; do
-	IFS='|' read -r series mode label <<<"$entry"
+	IFS='|' read -r series mode label append <<<"$entry"
 	echo "== VM: $label ($series), $mode"
 	if ! f2_kernel "$series"; then
 		echo "cannot fetch the kernel of series $series"
@@ -146,8 +150,7 @@ for entry in "${matrix[@]}"; do
 		row "$label ($series)" fetch-FAIL - - 1 - - -
 		continue
 	fi
-	out=$B/$ABI
-	[ "$DEBARCH" = amd64 ] || out=$B/$ABI-$DEBARCH
+	out=$B/vm-$KREL${append:+-${append//[^a-z0-9]/-}}
 	mkdir -p "$out"
 	case $mode in
 	module) build=make+dkms ;;
@@ -184,6 +187,7 @@ for entry in "${matrix[@]}"; do
 	fi
 	f2_stage "$out/f2" "$script" "${files[@]}"
 	f2_boot "$out/f2" "$out/initrd.cpio.gz" "$out/console.log" -t 900 \
+		${append:+-a "$append"} \
 		>"$out/verdict"
 	rc=$?
 	cat "$out/verdict"
@@ -198,6 +202,28 @@ for entry in "${matrix[@]}"; do
 	[ "$rc" = 2 ] && console="VM-DIED"
 	row "$label $KREL" "$build" "${load:--}" "$p" "$f" "$s" "${unload:--}" "$console"
 done
+
+# The short stress lane (make stress runs the long one): load/unload
+# cycles and unloads with calls parked, under system-call load on parallel
+# vCPUs, on every kernel and preemption model the module supports.
+st_targets=()
+for t in 5.10 5.10-rt 6.1 6.1-full 6.1-rt 6.1-arm64; do
+	case " ${F2_SERIES:-${t%-full}} " in *" ${t%-full} "*) st_targets+=("$t") ;; esac
+done
+if [ "${#st_targets[@]}" -gt 0 ]; then
+	echo "== stress (short): ${st_targets[*]}"
+	"$top/tests/stress.sh" --short "${st_targets[@]}" >"$B/stress.tap" 2>&1
+	rc=$?
+	grep -E '^not ok|^verdict|^# per cycle' "$B/stress.tap"
+	st_fail=0
+	while IFS='|' read -r _ t krel p f s verdict; do
+		pass=$((pass + p)) st_fail=$((st_fail + f)) skip=$((skip + s))
+		row "stress $t $krel" - - "$p" "$f" "$s" - "${verdict%% (*}"
+	done < <(grep '^F2-ROW|' "$B/stress.tap")
+	# a lane that failed without a failing row (it died) is one failure
+	[ "$rc" != 0 ] && [ "$st_fail" = 0 ] && st_fail=1
+	fail=$((fail + st_fail))
+fi
 
 # Issue 4: filesystems (tmpfs, ext4, xfs, btrfs), seccomp, ptrace, fsnotify,
 # credentials, AppArmor and Debian 13's glibc and chmod, compared per test

@@ -297,7 +297,7 @@ static int cycles(long n, const char *ko)
 		t_unload += now() - t;
 		done++;
 		usleep(random() % 1000);
-		if (done % 100 == 0) {
+		if (done % 20 == 0) {
 			printf("# %ld cycles, %.0f s\n", done, now() - t0);
 			fflush(stdout);
 		}

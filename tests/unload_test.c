@@ -120,12 +120,13 @@ static void check_rmmod_returns(pid_t rmmod)
 	       "rmmod completes while the task is parked outside the module");
 }
 
-static void check_rmmod_done(pid_t rmmod)
+/* INSIDE: the task was inside the module, and rmmod waited for it. */
+static void check_rmmod_done(pid_t rmmod, int inside)
 {
 	char state[32];
 	int status = -1;
 
-	if (stops_inside) {
+	if (inside) {
 		waitpid(rmmod, &status, 0);
 		result(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 		       "rmmod completes once the task has left");
@@ -258,7 +259,7 @@ static void test_ptrace(void)
 	check_parked_result(WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1,
 			    WIFEXITED(status) && WEXITSTATUS(status) == 2 ? ENOSYS : 0,
 			    0640, before);
-	check_rmmod_done(rmmod);
+	check_rmmod_done(rmmod, stops_inside);
 }
 
 struct notif_call {
@@ -329,7 +330,7 @@ static void test_seccomp(void)
 	pthread_join(thread, NULL);
 	close(call.listener);
 	check_parked_result(call.ret, call.err, 0614, before);
-	check_rmmod_done(rmmod);
+	check_rmmod_done(rmmod, stops_inside);
 }
 
 struct uffd_call {
@@ -394,7 +395,7 @@ static void test_uffd(void)
 	       "the sleeping call completes with 0 and the mode is 0604");
 	if (call.ret)
 		diag("fchmodat2: %s %ld", strerror(call.err), call.ret);
-	check_rmmod_done(rmmod);
+	check_rmmod_done(rmmod, 1);
 }
 
 static int test_loop(void)

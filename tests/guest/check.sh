@@ -7,6 +7,8 @@
 cd /f2 || exit 1
 . ./steps.sh
 
+preemption_checks
+
 ./fchmodat2_test --probe | grep -q 'ENOSYS'
 step $? "452 returns ENOSYS before the module is loaded"
 

@@ -9,6 +9,8 @@
 cd /f2 || exit 1
 . ./steps.sh
 
+preemption_checks
+
 ./fchmodat2_test --probe | grep -q 'available'
 step $? "452 is native on this kernel"
 echo "# 64-bit test program, native fchmodat2"

@@ -26,6 +26,22 @@ result() { # result <load|unload> <exit code> <description>
 		echo "F2-RESULT $1 fail"
 	fi
 }
+# preemption_checks: the CPUs and the preemption model the guest runs
+# with, as the kernel says; preempt=full on the command line must have
+# taken effect.
+preemption_checks() {
+	cpus=$(grep -c '^processor' /proc/cpuinfo)
+	[ "$cpus" -ge 2 ] && [ "$(cat /sys/devices/system/cpu/online)" = "0-$((cpus - 1))" ]
+	step $? "the guest runs on $cpus online CPUs"
+	model=$(dmesg | sed -n 's/.*\(Dynamic Preempt: [a-z]*\).*/\1/p' | tail -n 1)
+	case "$(uname -v)" in *PREEMPT_RT*) model="PREEMPT_RT" ;; esac
+	echo "# $(uname -r) $(uname -v); preemption: ${model:-as built}; command line: $(cat /proc/cmdline)"
+	case " $(cat /proc/cmdline) " in
+	*" preempt=full "*)
+		[ "$model" = "Dynamic Preempt: full" ]
+		step $? "preempt=full took effect ($model)" ;;
+	esac
+}
 kernel_log_checks() {
 	dmesg | grep -E 'WARNING:|BUG:|Oops|Call Trace|refcount_t|leak|blocked for more than|detected stall|self-detected stall' && bad=1 || bad=0
 	step $bad "the kernel log is clean: no warnings, bugs, oopses, leaks, hung tasks or RCU stalls"

@@ -17,10 +17,7 @@ cd /f2 || exit 1
 . ./steps.sh
 . ./stress.conf
 
-cpus=$(grep -c '^processor' /proc/cpuinfo)
-[ "$cpus" -ge 2 ] && [ "$(cat /sys/devices/system/cpu/online)" = "0-$((cpus - 1))" ]
-step $? "the guest runs on $cpus online CPUs"
-echo "# kernel command line: $(cat /proc/cmdline)"
+preemption_checks
 # Hung tasks are reported after 30 s, not 120 s (the VM's deadline is
 # shorter than that times the number of steps).
 [ -w /proc/sys/kernel/hung_task_timeout_secs ] &&

@@ -11,6 +11,8 @@
 #   -i FILE     initramfs
 #   -l FILE     console log to write (kept: it is the run's artifact)
 #   -t SECONDS  wall-clock timeout (default 600)
+#   -I SECONDS  stop a guest that printed nothing for so long (default 240;
+#               0: never)
 #   -m MIB      guest memory (default 1024)
 #   -s CPUS     guest CPUs (default 2, or 1 with -c)
 #   -c          deterministic guest time: -icount shift=0,sleep=off (benchmarks);
@@ -32,16 +34,17 @@
 #      BUG at, Oops, Call Trace, Kernel panic, a hung task ("blocked for
 #      more than") or an RCU stall ("detected stall"), even if that killed
 #      the guest (oops=panic panic=-1 -no-reboot)
-#   2  the VM timed out or died without reporting a status
+#   2  the VM timed out, went silent, or died without reporting a status
 set -euo pipefail
 
 die() { echo "run.sh: $*" >&2; exit 2; }
-usage() { die "usage: run.sh [-r amd64|arm64] [-q trixie|system] [-t SEC] [-m MIB] [-s CPUS] [-c] [-a ARGS] [-L LEVEL] -k VMLINUZ -i INITRD -l LOG [-- QEMU_ARG...]"; }
+usage() { die "usage: run.sh [-r amd64|arm64] [-q trixie|system] [-t SEC] [-I SEC] [-m MIB] [-s CPUS] [-c] [-a ARGS] [-L LEVEL] -k VMLINUZ -i INITRD -l LOG [-- QEMU_ARG...]"; }
 
 kernel='' initrd='' log='' append='' arch=amd64 emulator=trixie
-timeout=600 mem=1024 cpus='' loglevel=5 icount=()
-while getopts k:i:l:t:m:s:ca:L:r:q: opt; do
+timeout=600 idle=240 mem=1024 cpus='' loglevel=5 icount=()
+while getopts k:i:l:t:I:m:s:ca:L:r:q: opt; do
 	case $opt in
+	I) idle=$OPTARG ;;
 	q) emulator=$OPTARG ;;
 	r) arch=$OPTARG ;;
 	k) kernel=$OPTARG ;;
@@ -101,29 +104,59 @@ esac
 # machine's (7.2) ones.
 threads=multi
 [ "${#icount[@]}" = 0 ] || threads=single
+# Only kernel lines (timestamped) count, so guest.sh may print these words;
+# the status channel has the whole kernel log, whatever the console loglevel.
+# awk, not grep -m 1: no match is the normal case, not a failure, and it
+# reads to the end (no SIGPIPE for cat); a file it cannot read stops us.
+find_kernel_bug() {
+	cat "$log" "$status" 2>/dev/null | tr -d '\r' | awk '
+	!found && /\[ *[0-9]+\.[0-9]+\] .*(WARNING:|BUG:|kernel BUG at|Oops|Call Trace|Kernel panic|blocked for more than|detected stall)/ {
+		print; found = 1
+	}'
+}
+
 start=$SECONDS
 rc=0
+: >"$log"
+: >"$status"
 timeout -k 10 "$timeout" "${qemu[@]}" \
 	-accel tcg,thread=$threads -m "$mem" -smp "$cpus" "${icount[@]}" \
 	-kernel "$kernel" -initrd "$initrd" \
 	-append "console=$console panic=-1 oops=panic loglevel=$loglevel $append" \
 	-nodefaults -display none -monitor none -no-reboot "${serial[@]}" \
-	"$@" </dev/null || rc=$?
+	"$@" </dev/null &
+qpid=$!
+# Watch the guest: one that prints nothing for $idle seconds (both CPUs
+# spinning with interrupts off report nothing), or whose kernel reported
+# a bug that did not end it (a soft lockup, a hung task), is stopped now
+# rather than at the deadline; the bug report gets 15 s to be complete.
+stopped='' size=-1 quiet=$SECONDS bug_at=''
+while kill -0 "$qpid" 2>/dev/null; do
+	sleep 2
+	now=$(cat "$log" "$status" 2>/dev/null | wc -c)
+	[ "$now" != "$size" ] && size=$now quiet=$SECONDS
+	if [ "$idle" -gt 0 ] && [ $((SECONDS - quiet)) -ge "$idle" ]; then
+		stopped="the guest printed nothing for ${idle}s"
+	elif [ -z "$bug_at" ] && [ -n "$(find_kernel_bug)" ]; then
+		bug_at=$SECONDS
+	elif [ -n "$bug_at" ] && [ $((SECONDS - bug_at)) -ge 15 ]; then
+		stopped="stopped 15s after a kernel bug report"
+	fi
+	if [ -n "$stopped" ]; then
+		kill "$qpid" 2>/dev/null
+		break
+	fi
+done
+wait "$qpid" || rc=$?
 elapsed=$((SECONDS - start))
 
-touch "$log" "$status"
 guest_rc=$(sed -n 's/^F2-STATUS \([0-9]*\).*/\1/p' "$status" | tail -n 1)
-# Only kernel lines (timestamped) count, so guest.sh may print these words;
-# the status channel has the whole kernel log, whatever the console loglevel.
-# awk, not grep -m 1: no match is the normal case, not a failure, and it
-# reads to the end (no SIGPIPE for cat); a file it cannot read stops us.
-kernel_bug=$(cat "$log" "$status" | tr -d '\r' | awk '
-	!found && /\[ *[0-9]+\.[0-9]+\] .*(WARNING:|BUG:|kernel BUG at|Oops|Call Trace|Kernel panic|blocked for more than|detected stall)/ {
-		print; found = 1
-	}')
+kernel_bug=$(find_kernel_bug)
 
 if [ -n "$kernel_bug" ]; then
 	verdict=1 why="kernel: $kernel_bug"
+elif [ -n "$stopped" ]; then
+	verdict=2 why="$stopped"
 elif [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
 	verdict=2 why="timed out after ${timeout}s"
 elif [ -z "$guest_rc" ]; then
