@@ -12,7 +12,8 @@ fi
 make -s -C "$top" tests || exit 1
 echo "Fetching Debian 12's newest kernel (cached after the first time)..."
 f2_kernel 6.1 || exit 1
-out=$B/$ABI
+out=$B/demo-$KREL
+mkdir -p "$out"
 echo "Building fchmodat2.ko for $KREL..."
 f2_build_module "$out/module" >"$out/demo-build.log" 2>&1 ||
 	{ cat "$out/demo-build.log"; exit 1; }

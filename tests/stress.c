@@ -256,7 +256,7 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static int cycles(long n, const char *ko)
+static int run_cycles(long n, const char *ko)
 {
 	char name[128];
 	long i, done = 0;
@@ -328,7 +328,7 @@ static int write_str(const char *path, const char *s)
 	return ok ? 0 : -1;
 }
 
-static int toggle(long n)
+static int run_toggle(long n)
 {
 	static const char *const ev[] = {
 		"/sys/kernel/tracing/events/raw_syscalls/sys_enter/enable",
@@ -403,11 +403,11 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc == 5 && !strcmp(argv[1], "cycles")) {
 		snprintf(dir, sizeof(dir), "%s", argv[4]);
-		return cycles(atol(argv[2]), argv[3]);
+		return run_cycles(atol(argv[2]), argv[3]);
 	}
 	if (argc == 4 && !strcmp(argv[1], "toggle")) {
 		snprintf(dir, sizeof(dir), "%s", argv[3]);
-		return toggle(atol(argv[2]));
+		return run_toggle(atol(argv[2]));
 	}
 	if (argc == 3 && !strcmp(argv[1], "calls")) {
 		snprintf(dir, sizeof(dir), "%s", argv[2]);
