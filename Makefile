@@ -24,7 +24,7 @@ KBUILD_VARS := $(if $(filter command line environment,$(origin CC)),CC=$(CC)) \
 
 TEST_CFLAGS := -O2 -Wall -Wextra -Werror -static -pthread
 TESTS := $(B)/fchmodat2_test $(B)/fchmodat2_test32 $(B)/bench $(B)/unload_test \
-	 $(B)/f2call $(B)/modload $(B)/stress
+	 $(B)/f2call $(B)/modload $(B)/stress $(B)/no452
 
 .PHONY: all module tests tests-arm64 install uninstall check demo bench stress emulator-check clean \
 	userspace install-userspace uninstall-userspace
