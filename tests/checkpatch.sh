@@ -28,6 +28,10 @@ fi
 
 n=0 failed=0
 cd "$top" || exit 1
+# The files to check; a tree git cannot list (a copy without .git) is a
+# failure, not an empty pass.
+files=$(git ls-files -co --exclude-standard -- '*.c' '*.h' '*.S') && [ -n "$files" ] ||
+	{ echo "not ok 1 checkpatch: git ls-files lists no C, header or assembly file"; echo "1..1"; exit 1; }
 while read -r f; do
 	n=$((n + 1))
 	out=$("$cp" --no-tree -q --terse -f "$f" 2>&1 |
@@ -39,6 +43,6 @@ while read -r f; do
 		printf '# %s\n' "$out"
 		failed=$((failed + 1))
 	fi
-done < <(git ls-files -co --exclude-standard -- '*.c' '*.h' '*.S')
+done <<<"$files"
 echo "1..$n"
 [ "$failed" = 0 ]

@@ -402,14 +402,17 @@ int main(int argc, char **argv)
 	srandom(getpid());
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc == 5 && !strcmp(argv[1], "cycles")) {
+		printf("TAP version 13\n1..3\n");
 		snprintf(dir, sizeof(dir), "%s", argv[4]);
 		return run_cycles(atol(argv[2]), argv[3]);
 	}
 	if (argc == 4 && !strcmp(argv[1], "toggle")) {
+		printf("TAP version 13\n1..2\n");
 		snprintf(dir, sizeof(dir), "%s", argv[3]);
 		return run_toggle(atol(argv[2]));
 	}
 	if (argc == 3 && !strcmp(argv[1], "calls")) {
+		printf("TAP version 13\n1..1\n");
 		snprintf(dir, sizeof(dir), "%s", argv[2]);
 		return calls_until_term();
 	}

@@ -16,10 +16,12 @@ cd /f2 || exit 1
 GK_BIN=/f2
 mode=$(cat gk-mode)
 
+bad=
 for m in virtio_pci virtio_blk ext4 xfs btrfs; do
-	modprobe "$m" || break
+	modprobe "$m" || bad="$bad $m"
 done
-step $? "modprobe virtio_pci virtio_blk ext4 xfs btrfs"
+[ -z "$bad" ]
+step $? "modprobe virtio_pci virtio_blk ext4 xfs btrfs${bad:+ (failed:$bad)}"
 
 # /dev/vdX of the drive with serial gk-FS
 drive() {

@@ -14,9 +14,20 @@ step() { # step <exit code> <description>
 		failed=$((failed + 1))
 	fi
 }
+# tap_plan_ok FILE: FILE's TAP has a plan ("1..N") and exactly N results
+tap_plan_ok() {
+	awk '/^1\.\.[0-9]+/ { plans++; plan = substr($1, 4) + 0; next }
+		/^(not )?ok / { n++ }
+		END { exit (plans == 1 && n == plan) ? 0 : 1 }' "$1"
+}
 run() { # run <command...>: its output, and a TAP line for its exit code
-	"$@"
-	step $? "$*"
+	{ "$@"; echo $? >/tmp/run.rc; } 2>&1 | tee /tmp/run.out
+	rc_=$(cat /tmp/run.rc)
+	if [ "$rc_" = 0 ] && ! tap_plan_ok /tmp/run.out; then
+		echo "# $*: its TAP plan and its results disagree"
+		rc_=1
+	fi
+	step "$rc_" "$*"
 }
 result() { # result <load|unload> <exit code> <description>
 	step "$2" "$3"
