@@ -3,6 +3,7 @@
 # make                build fchmodat2.ko for the running kernel
 # make KDIR=<dir>     ... or against another kernel's headers build directory
 # make install        install it into /lib/modules/<kernel>/updates and depmod
+# make dkms-src       copy the module's sources to /usr/src for DKMS
 # make tests          build the test program and the benchmark (static)
 # make check          test natively, then in a QEMU guest with the module
 # make demo           show, in a QEMU guest, 452 before and after the module
@@ -26,7 +27,7 @@ TEST_CFLAGS := -O2 -Wall -Wextra -Werror -static -pthread
 TESTS := $(B)/fchmodat2_test $(B)/fchmodat2_test32 $(B)/bench $(B)/unload_test \
 	 $(B)/f2call $(B)/modload $(B)/stress $(B)/no452
 
-.PHONY: all deps module tests tests-arm64 install uninstall check demo bench stress emulator-check clean \
+.PHONY: all deps module tests tests-arm64 install dkms-src uninstall check demo bench stress emulator-check clean \
 	userspace install-userspace uninstall-userspace
 
 all: module
@@ -44,6 +45,16 @@ install: module
 uninstall:
 	rm -f $(INSTALL_MOD_PATH)/lib/modules/$(KVER)/updates/fchmodat2.ko*
 	$(DEPMOD) $(KVER)
+
+# The sources DKMS builds, as the Debian package ships them, into
+# $(DESTDIR)/usr/src/fchmodat2-VERSION (nothing of build/ or caches).
+VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' dkms.conf)
+DKMS_SRC := $(DESTDIR)/usr/src/fchmodat2-$(VERSION)
+
+dkms-src:
+	install -d $(DKMS_SRC)/module
+	install -m 0644 dkms.conf Kbuild Makefile $(DKMS_SRC)/
+	install -m 0644 $(wildcard module/*.c module/*.h module/*.S) $(DKMS_SRC)/module/
 
 tests: $(TESTS)
 

@@ -30,6 +30,11 @@ for f in dkms.conf Kbuild $(cd "$top" && git ls-files module); do
 	grep -qx "./usr/src/fchmodat2-$ver/$f" "$dir/contents"
 	t $? "it ships /usr/src/fchmodat2-$ver/$f"
 done
+# make dkms-src (the README's DKMS path) installs what the package ships
+make -s -C "$dir/src" DESTDIR="$dir/dkms-src" dkms-src >/dev/null 2>&1 &&
+	diff <(cd "$dir/dkms-src" && find . -type f | sort) \
+		<(grep "^\./usr/src/.*[^/]\$" "$dir/contents" | sort)
+t $? "make dkms-src installs exactly the files the package ships in /usr/src"
 cmp -s "$top/dkms.conf" <(dpkg-deb --fsys-tarfile "$deb" |
 	tar -xOf - "./usr/src/fchmodat2-$ver/dkms.conf")
 t $? "its dkms.conf is the project's"

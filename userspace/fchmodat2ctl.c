@@ -41,7 +41,7 @@ enum f2_exit {
 	F2_EXIT_MODULE = 3,	/* status: served by the loaded module */
 	F2_EXIT_ABSENT = 4,	/* not available (ENOSYS); module loadable */
 	F2_EXIT_NO_MODULE = 5,	/* status: not available, no loadable module */
-	F2_EXIT_UNKNOWN = 6,	/* status: 452 neither works nor is ENOSYS */
+	F2_EXIT_UNKNOWN = 6,	/* 452 neither works nor is ENOSYS */
 };
 
 enum f2_state { F2_NATIVE, F2_SERVED, F2_ABSENT, F2_BLOCKED };
@@ -747,9 +747,23 @@ static int f2_cmd_check(void)
 
 	err = f2_probe();
 	if (err == -ENOSYS) {
-		printf("fchmodat2: system call %d is not available on this kernel (ENOSYS): \"fchmodat2ctl load\" loads the module\n",
-		       __NR_fchmodat2);
+		struct f2_status st;
+
+		/* what to do next depends on what is installed */
+		f2_read_status(&st);
+		if (st.inst.loadable)
+			printf("fchmodat2: system call %d is not available on this kernel (ENOSYS): \"fchmodat2ctl load\" loads the module\n",
+			       __NR_fchmodat2);
+		else
+			printf("fchmodat2: system call %d is not available on this kernel (ENOSYS), and no module can be loaded: %s (install fchmodat2-dkms)\n",
+			       __NR_fchmodat2, st.inst.why_not);
 		return F2_EXIT_ABSENT;
+	}
+	if (err != -EINVAL) {
+		/* neither there nor absent: nothing can be checked */
+		printf("fchmodat2: cannot tell: system call %d answered %s, not EINVAL or ENOSYS (a seccomp filter?)\n",
+		       __NR_fchmodat2, errno_name(-err));
+		return F2_EXIT_UNKNOWN;
 	}
 	err = f2_scratch_create(&t);
 	if (err) {
@@ -836,7 +850,7 @@ static void f2_usage(FILE *out)
 		"  -V, --version   show the version\n\n"
 		"Exit status of status: 0 native, 3 served by the module, 4 absent and the\n"
 		"module is loadable, 5 absent and no loadable module, 6 cannot tell.\n"
-		"Of check: 0 behaves, 1 misbehaves, 4 absent. Others: 0 done, 1 failed.\n"
+		"Of check: 0 behaves, 1 misbehaves, 4 absent, 6 cannot tell. Others: 0 done, 1 failed.\n"
 		"2: usage error. See fchmodat2ctl(8).\n");
 }
 

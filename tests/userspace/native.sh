@@ -156,9 +156,20 @@ if [ "$native" = 1 ]; then
 	[ "$rc" = 0 ] && [ "$(grep -c '^ok ' "$scratch/c")" = 4 ]
 	step $? "fchmodat2ctl check: 4 checks pass, exit 0 (got $rc)"
 else
-	[ "$rc" = 4 ]
-	step $? "fchmodat2ctl check: absent (ENOSYS), exit 4 (got $rc)"
+	[ "$rc" = 4 ] && if [ "$installed" = 1 ]; then
+		grep -q '"fchmodat2ctl load" loads the module' "$scratch/c"
+	else
+		grep -q 'no module can be loaded' "$scratch/c"
+	fi
+	step $? "fchmodat2ctl check: absent (ENOSYS), exit 4, says what to do next (got $rc)"
 fi
+# A seccomp profile that answers EPERM for 452 hides whether it is there.
+[ -x "$O/no452" ] || gcc -O2 -static -o "$O/no452" "$top/tests/no452.c"
+"$O/no452" -e 1 "$ctl" check >"$scratch/c" 2>&1
+rc=$?
+sed 's/^/# /' "$scratch/c"
+[ "$rc" = 6 ] && grep -q 'cannot tell' "$scratch/c"
+step $? "fchmodat2ctl check with 452 answering EPERM: cannot tell, exit 6 (got $rc)"
 if [ "$native" = 0 ] && [ "$installed" = 0 ]; then
 	# nothing to load: safe to ask on this machine
 	"$ctl" load >"$scratch/l" 2>&1
