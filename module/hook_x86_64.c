@@ -144,15 +144,29 @@ static unsigned long f2_x86_find_target(void)
 }
 
 /*
- * x32 system calls are served only where the kernel serves x32 at all:
- * Debian builds it in but disabled unless booted with syscall.x32=y.
+ * x32 system calls are served only where the kernel serves x32 at all.
+ * Mainline serves them whenever CONFIG_X86_X32_ABI is set. Debian's patch
+ * "x86: Make x32 syscall support conditional on a kernel parameter" adds
+ * CONFIG_X86_X32_DISABLED and x32_enabled_skey, off unless booted with
+ * syscall.x32=y. The key is data: without KALLSYMS_ALL it cannot be
+ * found, and then x32 is taken as off (the default there), so that 452
+ * from an x32 caller stays ENOSYS rather than being served where the
+ * kernel serves no x32 call.
  */
 static bool f2_x86_x32_enabled(void)
 {
 #ifdef CONFIG_X86_X32_ABI
 	struct static_key *key = (void *)f2_lookup_name("x32_enabled_skey");
 
-	return key ? static_key_enabled(key) : true;
+	if (key)
+		return static_key_enabled(key);
+#ifdef CONFIG_X86_X32_DISABLED
+	pr_info("cannot read whether x32 is enabled (x32_enabled_skey not found): x32 callers of %d get ENOSYS\n",
+		F2_NR_FCHMODAT2);
+	return false;
+#else
+	return true;
+#endif
 #else
 	return false;
 #endif
