@@ -256,9 +256,32 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* The end of a run: DONE of N steps, and what the callers got. */
+static int finish(long done, long n, double t0, const char *steps,
+		  const char *during, int need_served)
+{
+	char name[256];
+
+	alarm(0);
+	stop_callers();
+	snprintf(name, sizeof(name), "%ld of %ld %s (%.0f s)", done, n, steps,
+		 now() - t0);
+	result(done == n, name);
+	report(during, need_served);
+	return failed != 0;
+}
+
+/* A line every EVERY steps: the console must not go quiet. */
+static void progress(long done, long every, const char *what, double t0)
+{
+	if (done % every == 0) {
+		printf("# %ld %s, %.0f s\n", done, what, now() - t0);
+		fflush(stdout);
+	}
+}
+
 static int run_cycles(long n, const char *ko)
 {
-	char name[128];
 	long i, done = 0;
 	double t0 = now(), t, t_load = 0, t_unload = 0;
 	int fd;
@@ -297,22 +320,14 @@ static int run_cycles(long n, const char *ko)
 		t_unload += now() - t;
 		done++;
 		usleep(random() % 1000);
-		if (done % 20 == 0) {
-			printf("# %ld cycles, %.0f s\n", done, now() - t0);
-			fflush(stdout);
-		}
+		progress(done, 20, "cycles", t0);
 	}
-	alarm(0);
-	stop_callers();
 	if (done)
 		printf("# per cycle: load %.1f ms, unload %.1f ms\n",
 		       1e3 * t_load / done, 1e3 * t_unload / done);
-	snprintf(name, sizeof(name),
-		 "%ld of %ld load/unload cycles, each unload leaving 452 ENOSYS (%.0f s)",
-		 done, n, now() - t0);
-	result(done == n, name);
-	report("loading and unloading", 1);
-	return failed != 0;
+	return finish(done, n, t0,
+		      "load/unload cycles, each unload leaving 452 ENOSYS",
+		      "loading and unloading", 1);
 }
 
 static int write_str(const char *path, const char *s)
@@ -335,7 +350,6 @@ static int run_toggle(long n)
 		"/sys/kernel/debug/tracing/events/raw_syscalls/sys_enter/enable",
 	};
 	const char *path = NULL;
-	char name[160];
 	long i, done = 0;
 	double t0 = now();
 	unsigned int k;
@@ -356,19 +370,11 @@ static int run_toggle(long n)
 			break;
 		}
 		done++;
-		if (done % 100 == 0) {
-			printf("# %ld toggles, %.0f s\n", done, now() - t0);
-			fflush(stdout);
-		}
+		progress(done, 100, "toggles", t0);
 	}
-	alarm(0);
-	stop_callers();
-	snprintf(name, sizeof(name),
-		 "%ld of %ld enable/disable cycles of the sys_enter tracepoint under system-call load (%.0f s)",
-		 done, n, now() - t0);
-	result(done == n, name);
-	report("while the tracepoint's static branch was patched", 0);
-	return failed != 0;
+	return finish(done, n, t0,
+		      "enable/disable cycles of the sys_enter tracepoint under system-call load",
+		      "while the tracepoint's static branch was patched", 0);
 }
 
 static void on_term(int sig)
