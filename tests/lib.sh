@@ -113,23 +113,27 @@ f2_boot() {
 # f2_host_oracle PROG: whether this machine can be an oracle for PROG (a
 # test program built 64- or 32-bit): it must execute PROG, and its kernel
 # must have fchmodat2. Found by running PROG --probe, not from version
-# strings. Prints nothing and returns 0 if so, else prints why not.
+# strings. Returns 0 if so; 1, printing why not, if this machine cannot
+# run it (no i386 support) or has no fchmodat2: a reason to skip; 2,
+# printing what happened, for anything else (a crash, an unexpected
+# answer, a missing program): a failure.
 f2_host_oracle() {
 	local out rc
 
 	out=$("$1" --probe 2>&1)
 	rc=$?
 	case $rc:$out in
-	126:* | *"Exec format error"*)
-		echo "this machine cannot execute ${1##*/} (Exec format error: no i386 support in its kernel)" ;;
-	*ENOSYS*)
-		echo "this machine's kernel ($(uname -r)) has no fchmodat2" ;;
 	0:*available*)
 		return 0 ;;
-	*)
-		echo "${1##*/} --probe failed here (exit $rc): $out" ;;
+	126:*"Exec format error"*)
+		echo "this machine cannot execute ${1##*/} (Exec format error: no i386 support in its kernel)"
+		return 1 ;;
+	1:*ENOSYS*)
+		echo "this machine's kernel ($(uname -r)) has no fchmodat2"
+		return 1 ;;
 	esac
-	return 1
+	echo "${1##*/} --probe failed here (exit $rc): $out"
+	return 2
 }
 
 # f2_tap_count LOG: "PASS FAIL SKIP" of the TAP lines in LOG.

@@ -9,6 +9,9 @@
  *
  *   build/no452 make check
  *
+ * (As another user than root it sets no_new_privs, under which sudo
+ * cannot work: run "make deps" first.)
+ *
  * -e ERRNO answers that errno number instead (a seccomp profile that
  * does not know 452 and says EPERM: -e 1).
  *

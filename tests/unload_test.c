@@ -284,6 +284,7 @@ static void *notif_caller(void *arg)
 
 	c->listener = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
 			      SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
+	c->err = errno;
 	sem_post(&c->ready);
 	if (c->listener < 0)
 		return NULL;
@@ -306,7 +307,7 @@ static void test_seccomp(void)
 	pthread_create(&thread, NULL, notif_caller, &call);
 	sem_wait(&call.ready);
 	if (call.listener < 0) {
-		diag("seccomp listener: %s%ld", strerror(errno), 0);
+		diag("seccomp listener: %s%ld", strerror(call.err), 0);
 		result(0, "a seccomp USER_NOTIF filter for 452 installed");
 		pthread_join(thread, NULL);
 		return;
@@ -409,6 +410,17 @@ static int test_loop(void)
 	}
 }
 
+/* A step that hangs (the kernel never answers) fails the run, in time. */
+static void on_alarm(int sig)
+{
+	static const char msg[] = "not ok - unload_test missed its deadline\n";
+
+	(void)sig;
+	if (write(1, msg, sizeof(msg) - 1) < 0)
+		_exit(2);
+	_exit(1);
+}
+
 int main(int argc, char **argv)
 {
 	void (*test)(void);
@@ -441,7 +453,11 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	printf("TAP version 13\n1..%d\n", plan);
+	fflush(stdout);
+	signal(SIGALRM, on_alarm);
+	alarm(120);
 	test();
+	alarm(0);
 	if (test_no != plan) {
 		diag("%s: %ld results for the plan", argv[1], test_no);
 		failed++;

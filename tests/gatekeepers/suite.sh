@@ -19,12 +19,14 @@ gk_run() {
 	set_=$1 fs_=$2 bits_=$3
 	shift 3
 	echo "# gk-run $set_ $fs_ $bits_"
-	{ "$@"; echo $? >/tmp/gk_run.rc; } 2>&1 | tee /tmp/gk_run.out
-	rc_=$(cat /tmp/gk_run.rc)
-	if [ "$rc_" = 0 ] && ! tap_plan_ok /tmp/gk_run.out; then
+	rm -f /tmp/gk_run.$$.rc
+	{ "$@"; echo $? >/tmp/gk_run.$$.rc; } 2>&1 | tee /tmp/gk_run.$$.out
+	rc_=$(cat /tmp/gk_run.$$.rc 2>/dev/null || echo 1)
+	if [ "$rc_" = 0 ] && ! tap_plan_ok /tmp/gk_run.$$.out; then
 		echo "# $*: its TAP plan and its results disagree"
 		rc_=1
 	fi
+	rm -f /tmp/gk_run.$$.rc /tmp/gk_run.$$.out
 	echo "# gk-end $set_ $fs_ $bits_ rc=$rc_"
 	step "$rc_" "$set_ on $fs_, $bits_-bit: $*"
 }

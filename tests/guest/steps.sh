@@ -21,12 +21,14 @@ tap_plan_ok() {
 		END { exit (plans == 1 && n == plan) ? 0 : 1 }' "$1"
 }
 run() { # run <command...>: its output, and a TAP line for its exit code
-	{ "$@"; echo $? >/tmp/run.rc; } 2>&1 | tee /tmp/run.out
-	rc_=$(cat /tmp/run.rc)
-	if [ "$rc_" = 0 ] && ! tap_plan_ok /tmp/run.out; then
+	rm -f /tmp/run.$$.rc
+	{ "$@"; echo $? >/tmp/run.$$.rc; } 2>&1 | tee /tmp/run.$$.out
+	rc_=$(cat /tmp/run.$$.rc 2>/dev/null || echo 1)
+	if [ "$rc_" = 0 ] && ! tap_plan_ok /tmp/run.$$.out; then
 		echo "# $*: its TAP plan and its results disagree"
 		rc_=1
 	fi
+	rm -f /tmp/run.$$.rc /tmp/run.$$.out
 	step "$rc_" "$*"
 }
 result() { # result <load|unload> <exit code> <description>

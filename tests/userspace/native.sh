@@ -45,7 +45,7 @@ have_unshare=0
 # kernel without module support has no /proc/modules)
 module_absent() {
 	if [ -e /proc/modules ]; then
-		module_absent
+		[ -r /proc/modules ] && ! grep -q '^fchmodat2 ' /proc/modules
 	else
 		[ -d /sys/module ] && [ ! -e /sys/module/fchmodat2 ]
 	fi

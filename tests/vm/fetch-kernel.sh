@@ -44,6 +44,7 @@ keyring=/usr/share/keyrings/debian-archive-keyring.gpg
 
 arch=amd64 flavour=$arch
 case $series in
+*-arm64-rt) die "no PREEMPT_RT series for arm64 here: use 5.10-rt or 6.1-rt" ;;
 *-rt) flavour=rt-amd64 ;;
 esac
 case ${series%-rt} in
@@ -148,15 +149,28 @@ fetch() {
 		want+=("busybox-static:$arch")
 	fi
 	[ "${#want[@]}" -gt 0 ] || return 0
-	[ "${F2_OFFLINE:-0}" != 1 ] || die "F2_OFFLINE=1 but not cached: ${want[*]}"
+	if [ "${F2_OFFLINE:-0}" = 1 ]; then
+		echo "fetch-kernel.sh: F2_OFFLINE=1 and $krel is not cached" >&2
+		rmdir "$dir/debs" "$dir" 2>/dev/null
+		return 1
+	fi
 	echo "fetch-kernel.sh: downloading ${want[*]}" >&2
-	dl=$(mktemp -d "$dir/dl.XXXXXX")
+	dl=$(mktemp -d "$dir/dl.XXXXXX") || die "cannot make a directory in $dir"
 	# apt downloads as _apt when it can write the target directory.
 	if [ "$(id -u)" = 0 ] && id _apt >/dev/null 2>&1; then
 		chown _apt "$dl"
 	fi
-	if ! (cd "$dl" && apt-get "${apt_opts[@]}" download "${want[@]}") >&2; then
-		rm -rf "$dl" "$dir"
+	if ! (cd "$dl" && apt-get "${apt_opts[@]}" download "${want[@]}") \
+		>"$dir/download.log" 2>&1; then
+		cat "$dir/download.log" >&2
+		# Only packages the mirror no longer has (404, or a version
+		# the index lists no more) are a reason to take an older
+		# ABI; anything else (the network) is a failure.
+		if ! grep -Eq ' 404 |was not found' "$dir/download.log"; then
+			rm -rf "$dir"
+			die "downloading $krel failed"
+		fi
+		rm -rf "$dir"
 		return 1
 	fi
 	mv "$dl"/*.deb "$dir/debs/"
@@ -164,10 +178,10 @@ fetch() {
 }
 for a in "${abis[@]}"; do
 	fetch "$a" && break
-	echo "fetch-kernel.sh: $a-$flavour cannot be downloaded (listed in the index, not on the mirror): trying the next older ABI" >&2
+	echo "fetch-kernel.sh: $a-$flavour cannot be had (not on the mirror any more, or offline and not cached): trying the next older ABI" >&2
 	abi=
 done
-[ -n "$abi" ] || die "no ABI of series $series could be downloaded"
+[ -n "$abi" ] || die "no ABI of series $series could be had"
 
 root=$dir/root
 rm -rf "$root"

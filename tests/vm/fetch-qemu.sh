@@ -62,6 +62,8 @@ if [ -z "$(find "$state/updated" -mmin -1440 2>/dev/null)" ]; then
 	touch "$state/updated"
 fi
 echo "fetch-qemu.sh: downloading Debian 13's ${pkgs[*]} and their dependencies" >&2
+# only this download's packages are unpacked below
+rm -f "$state"/cache/archives/*.deb
 # An empty status: apt fetches the whole closure of Depends and Pre-Depends.
 apt-get "${apt_opts[@]}" -o Debug::NoLocking=1 -y --no-install-recommends \
 	-o APT::Sandbox::User=root --download-only install "${pkgs[@]}" \

@@ -109,7 +109,7 @@ threads=multi
 # awk, not grep -m 1: no match is the normal case, not a failure, and it
 # reads to the end (no SIGPIPE for cat); a file it cannot read stops us.
 find_kernel_bug() {
-	cat "$log" "$status" 2>/dev/null | tr -d '\r' | awk '
+	{ cat "$log" "$status" 2>/dev/null || true; } | tr -d '\r' | awk '
 	!found && /\[ *[0-9]+\.[0-9]+\] .*(WARNING:|BUG:|kernel BUG at|Oops|Call Trace|Kernel panic|blocked for more than|detected stall)/ {
 		print; found = 1
 	}'
@@ -126,6 +126,8 @@ timeout -k 10 "$timeout" "${qemu[@]}" \
 	-nodefaults -display none -monitor none -no-reboot "${serial[@]}" \
 	"$@" </dev/null &
 qpid=$!
+# Whatever stops this script stops the guest too.
+trap 'kill "$qpid" 2>/dev/null' EXIT INT TERM
 # Watch the guest: one that prints nothing for $idle seconds (both CPUs
 # spinning with interrupts off report nothing), or whose kernel reported
 # a bug that did not end it (a soft lockup, a hung task), is stopped now
