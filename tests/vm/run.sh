@@ -127,7 +127,7 @@ timeout -k 10 "$timeout" "${qemu[@]}" \
 	"$@" </dev/null &
 qpid=$!
 # Whatever stops this script stops the guest too.
-trap 'kill "$qpid" 2>/dev/null' EXIT INT TERM
+trap 'kill "$qpid" 2>/dev/null || true' EXIT INT TERM
 # Watch the guest: one that prints nothing for $idle seconds (both CPUs
 # spinning with interrupts off report nothing), or whose kernel reported
 # a bug that did not end it (a soft lockup, a hung task), is stopped now
@@ -150,6 +150,7 @@ while kill -0 "$qpid" 2>/dev/null; do
 	fi
 done
 wait "$qpid" || rc=$?
+trap - EXIT INT TERM
 elapsed=$((SECONDS - start))
 
 guest_rc=$(sed -n 's/^F2-STATUS \([0-9]*\).*/\1/p' "$status" | tail -n 1)
