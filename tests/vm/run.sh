@@ -108,6 +108,9 @@ threads=multi
 # the status channel has the whole kernel log, whatever the console loglevel.
 # awk, not grep -m 1: no match is the normal case, not a failure, and it
 # reads to the end (no SIGPIPE for cat); a file it cannot read stops us.
+# The files exist (made empty before QEMU starts); if one cannot be read,
+# the verdict below still fails on the missing F2-STATUS: || true only
+# keeps set -e from ending the script before it says so.
 find_kernel_bug() {
 	{ cat "$log" "$status" 2>/dev/null || true; } | tr -d '\r' | awk '
 	!found && /\[ *[0-9]+\.[0-9]+\] .*(WARNING:|BUG:|kernel BUG at|Oops|Call Trace|Kernel panic|blocked for more than|detected stall)/ {
@@ -126,7 +129,9 @@ timeout -k 10 "$timeout" "${qemu[@]}" \
 	-nodefaults -display none -monitor none -no-reboot "${serial[@]}" \
 	"$@" </dev/null &
 qpid=$!
-# Whatever stops this script stops the guest too.
+# Whatever stops this script stops the guest too. kill fails when QEMU
+# has already exited, the normal case: || true keeps that from becoming
+# the script's exit status under set -e.
 trap 'kill "$qpid" 2>/dev/null || true' EXIT INT TERM
 # Watch the guest: one that prints nothing for $idle seconds (both CPUs
 # spinning with interrupts off report nothing), or whose kernel reported
