@@ -17,6 +17,7 @@
 /* symbols.c: kernel symbols that are not exported, resolved at load time. */
 int f2_symbols_init(void);
 unsigned long f2_lookup_name(const char *name);
+bool f2_callable(unsigned long addr, const char *name);
 
 /* syscall.c: fchmodat2() itself, callable from any interception mechanism. */
 int f2_syscall_init(void);

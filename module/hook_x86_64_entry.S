@@ -25,6 +25,16 @@
 #include <asm/unistd.h>
 #include "fchmodat2.h"
 
+/*
+ * The labels below are return addresses, compared, never called: no ENDBR
+ * (objtool checks this only for IBT kernels, which have the annotation).
+ */
+#ifdef CONFIG_X86_KERNEL_IBT
+#define F2_NOENDBR ANNOTATE_NOENDBR
+#else
+#define F2_NOENDBR
+#endif
+
 	.text
 SYM_FUNC_START(f2_x86_trace_enter_tramp)
 	/* (%rsp): syscall_trace_enter() past its fentry site */
@@ -39,6 +49,7 @@ SYM_FUNC_START(f2_x86_trace_enter_tramp)
 	ANNOTATE_INTRA_FUNCTION_CALL
 	call	.Lf2_enter_body
 SYM_INNER_LABEL(f2_x86_tramp_body_ret, SYM_L_GLOBAL)
+	F2_NOENDBR
 	UNWIND_HINT_FUNC
 	/* %rax: the number to dispatch; only its low 32 bits count */
 	movl	%eax, %r11d
@@ -51,6 +62,7 @@ SYM_INNER_LABEL(f2_x86_tramp_body_ret, SYM_L_GLOBAL)
 	movq	%rax, %rdi
 	call	f2_x86_serve
 SYM_INNER_LABEL(f2_x86_tramp_serve_ret, SYM_L_GLOBAL)
+	F2_NOENDBR
 	decq	PER_CPU_VAR(f2_x86_inflight)
 	RET
 .Lf2_enter_body:

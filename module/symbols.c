@@ -8,6 +8,7 @@
 #include <linux/kprobes.h>
 #ifdef CONFIG_X86_KERNEL_IBT
 #include <asm/ibt.h>
+#include <asm/cpufeature.h>
 #endif
 #include "fchmodat2.h"
 
@@ -18,6 +19,9 @@ int f2_symbols_init(void)
 	struct kprobe kp = { .symbol_name = "kallsyms_lookup_name" };
 	unsigned long addr;
 	int err;
+#ifdef CONFIG_X86_KERNEL_IBT
+	u32 insn;
+#endif
 
 	err = register_kprobe(&kp);
 	if (err) {
@@ -30,13 +34,41 @@ int f2_symbols_init(void)
 #ifdef CONFIG_X86_KERNEL_IBT
 	/*
 	 * With IBT, kprobes place a probe on a function's entry past its
-	 * ENDBR; an indirect call must land on the ENDBR itself.
+	 * ENDBR, or past the NOP that sealed it: the function starts there.
 	 */
-	if (*(u32 *)(addr - ENDBR_INSN_SIZE) == gen_endbr())
+	insn = *(u32 *)(addr - ENDBR_INSN_SIZE);
+	if (insn == gen_endbr() || insn == gen_endbr_poison())
 		addr -= ENDBR_INSN_SIZE;
 #endif
+	if (!f2_callable(addr, "kallsyms_lookup_name"))
+		return -EOPNOTSUPP;
 	f2_kallsyms_lookup_name = (void *)addr;
 	return 0;
+}
+
+/*
+ * Indirect Branch Tracking (CONFIG_X86_KERNEL_IBT, 5.18+, enforced on CPUs
+ * that have it unless booted with ibt=off): an indirect call must land on
+ * an ENDBR64. At boot the kernel seals (overwrites with a NOP) the ENDBR of
+ * every function whose address it never takes, and the two functions the
+ * module calls through a pointer, kallsyms_lookup_name() and
+ * security_path_chmod(), are neither exported nor address-taken: calling
+ * a sealed one is a control-protection fault, in the second case with
+ * i_rwsem and mount write access held. The module calls them only where
+ * IBT is not enforced or they kept their ENDBR, and refuses to load
+ * otherwise. (QEMU's TCG does not enforce IBT: this is argued, not shown.)
+ */
+bool f2_callable(unsigned long addr, const char *name)
+{
+#ifdef CONFIG_X86_KERNEL_IBT
+	if (cpu_feature_enabled(X86_FEATURE_IBT) &&
+	    *(u32 *)addr != gen_endbr()) {
+		pr_err("Indirect Branch Tracking is enforced and %s has no ENDBR (sealed): the module cannot call it; boot with ibt=off to use it\n",
+		       name);
+		return false;
+	}
+#endif
+	return true;
 }
 
 unsigned long f2_lookup_name(const char *name)

@@ -31,11 +31,15 @@ static int (*f2_security_path_chmod)(const struct path *path, umode_t mode);
 int f2_syscall_init(void)
 {
 #ifdef CONFIG_SECURITY_PATH
-	f2_security_path_chmod = (void *)f2_lookup_name("security_path_chmod");
-	if (!f2_security_path_chmod) {
+	unsigned long addr = f2_lookup_name("security_path_chmod");
+
+	if (!addr) {
 		pr_err("cannot resolve security_path_chmod: refusing to bypass the LSM\n");
 		return -ENOENT;
 	}
+	if (!f2_callable(addr, "security_path_chmod"))
+		return -EOPNOTSUPP;
+	f2_security_path_chmod = (void *)addr;
 #endif
 	return 0;
 }

@@ -2,7 +2,8 @@
 #
 # The gatekeeper test sets, sourced by guest.sh (busybox sh in the VM) and
 # by host.sh (natively on this machine), so that both run exactly the same
-# commands. Needs steps.sh's step(); $GK_BIN holds the static programs.
+# commands. Needs steps.sh's step() and run_tap(); $GK_BIN holds the
+# static programs.
 #
 # Every program's output is framed by
 #   # gk-run SET FS BITS
@@ -19,14 +20,7 @@ gk_run() {
 	set_=$1 fs_=$2 bits_=$3
 	shift 3
 	echo "# gk-run $set_ $fs_ $bits_"
-	rm -f /tmp/gk_run.$$.rc
-	{ "$@"; echo $? >/tmp/gk_run.$$.rc; } 2>&1 | tee /tmp/gk_run.$$.out
-	rc_=$(cat /tmp/gk_run.$$.rc 2>/dev/null || echo 1)
-	if [ "$rc_" = 0 ] && ! tap_plan_ok /tmp/gk_run.$$.out; then
-		echo "# $*: its TAP plan and its results disagree"
-		rc_=1
-	fi
-	rm -f /tmp/gk_run.$$.rc /tmp/gk_run.$$.out
+	run_tap "$@"
 	echo "# gk-end $set_ $fs_ $bits_ rc=$rc_"
 	step "$rc_" "$set_ on $fs_, $bits_-bit: $*"
 }

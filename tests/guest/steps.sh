@@ -20,7 +20,9 @@ tap_plan_ok() {
 		/^(not )?ok / { n++ }
 		END { exit (plans == 1 && n == plan) ? 0 : 1 }' "$1"
 }
-run() { # run <command...>: its output, and a TAP line for its exit code
+# run_tap <command...>: runs it, its output shown; rc_ is its exit code,
+# or 1 if it exited 0 but its TAP plan and its results disagree
+run_tap() {
 	rm -f /tmp/run.$$.rc
 	{ "$@"; echo $? >/tmp/run.$$.rc; } 2>&1 | tee /tmp/run.$$.out
 	rc_=$(cat /tmp/run.$$.rc 2>/dev/null || echo 1)
@@ -29,6 +31,9 @@ run() { # run <command...>: its output, and a TAP line for its exit code
 		rc_=1
 	fi
 	rm -f /tmp/run.$$.rc /tmp/run.$$.out
+}
+run() { # run <command...>: its output, and a TAP line for its exit code
+	run_tap "$@"
 	step "$rc_" "$*"
 }
 result() { # result <load|unload> <exit code> <description>
