@@ -76,9 +76,14 @@ static void notrace f2_arm64_ftrace(unsigned long ip, unsigned long parent_ip,
 	instruction_pointer_set(regs, (unsigned long)f2_fchmodat2);
 }
 
+/*
+ * PERMANENT: while the hook is registered, "sysctl kernel.ftrace_enabled=0"
+ * is refused (EBUSY) instead of silently turning 452 back into ENOSYS.
+ */
 static struct ftrace_ops f2_arm64_ops = {
 	.func = f2_arm64_ftrace,
-	.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY,
+	.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY |
+		 FTRACE_OPS_FL_PERMANENT,
 };
 
 /*

@@ -18,6 +18,12 @@ dmesg | grep -q 'fchmodat2: version [^ ]* loaded: system call 452 served through
 step $? "the load prints one line with the version and the mechanism"
 ./fchmodat2_test --probe | grep -q 'available'
 step $? "452 is available with the module loaded"
+# The hook's ftrace ops are permanent: ftrace cannot be switched off under
+# it (which would make 452 ENOSYS while the module stays loaded).
+! (echo 0 >/proc/sys/kernel/ftrace_enabled) 2>/dev/null &&
+	[ "$(cat /proc/sys/kernel/ftrace_enabled)" = 1 ] &&
+	./fchmodat2_test --probe | grep -q 'available'
+step $? "sysctl kernel.ftrace_enabled=0 is refused while the module is loaded; 452 still works"
 
 echo "# 64-bit test program"
 run ./fchmodat2_test
