@@ -195,6 +195,18 @@ int f2_arch_hook_install(void)
 		return err;
 	}
 
+	err = tracepoint_probe_register(f2_x86_sys_enter, f2_x86_probe, NULL);
+	if (err) {
+		pr_err("cannot probe the sys_enter tracepoint: %d\n", err);
+		goto out_unregister_exit;
+	}
+
+	/*
+	 * Last: once the direct call is live, tasks can stop inside it (a
+	 * ptrace stop, a seccomp notification) and only f2_arch_hook_remove()
+	 * may take it down, waiting for them. Nothing can fail after it, so
+	 * no error path has to: if it fails, no task ever entered.
+	 */
 	err = f2_register_ftrace_direct(&f2_x86_direct_ops, f2_x86_target,
 					(unsigned long)f2_x86_trace_enter_tramp);
 	if (err) {
@@ -204,20 +216,12 @@ int f2_arch_hook_install(void)
 		else
 			pr_err("cannot attach to syscall_trace_enter (register_ftrace_direct: %d)\n",
 			       err);
-		goto out_unregister_exit;
-	}
-
-	err = tracepoint_probe_register(f2_x86_sys_enter, f2_x86_probe, NULL);
-	if (err) {
-		pr_err("cannot probe the sys_enter tracepoint: %d\n", err);
-		goto out_unregister_direct;
+		goto out_unregister_probe;
 	}
 	return 0;
 
-out_unregister_direct:
-	f2_unregister_ftrace_direct(&f2_x86_direct_ops, f2_x86_target,
-				    (unsigned long)f2_x86_trace_enter_tramp);
-	synchronize_rcu_tasks();
+out_unregister_probe:
+	tracepoint_probe_unregister(f2_x86_sys_enter, f2_x86_probe, NULL);
 out_unregister_exit:
 	tracepoint_probe_unregister(f2_x86_process_exit, f2_x86_exit_probe,
 				    NULL);
