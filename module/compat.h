@@ -40,6 +40,15 @@
 #ifndef CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS
 #error "fchmodat2: unsupported kernel configuration: CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS is required"
 #endif
+/*
+ * A task that exits inside the hook is found by unwinding its stack
+ * (hook_x86_64.c): that needs an exact unwinder (ORC or frame pointers),
+ * not the "guess" one, whose stale return addresses could make it count
+ * a task out twice.
+ */
+#ifdef CONFIG_UNWINDER_GUESS
+#error "fchmodat2: unsupported kernel configuration: CONFIG_UNWINDER_ORC or CONFIG_UNWINDER_FRAME_POINTER is required"
+#endif
 #elif defined(CONFIG_ARM64)
 /*
  * The arm64 mechanism: an IP-modifying ftrace hook that sets the saved PC.
@@ -135,14 +144,14 @@ static inline int f2_register_ftrace_direct(struct ftrace_ops *ops,
 #endif
 }
 
-static inline void f2_unregister_ftrace_direct(struct ftrace_ops *ops,
-					       unsigned long ip,
-					       unsigned long addr)
+static inline int f2_unregister_ftrace_direct(struct ftrace_ops *ops,
+					      unsigned long ip,
+					      unsigned long addr)
 {
 #ifdef F2_HAVE_FTRACE_DIRECT_OPS
-	unregister_ftrace_direct(ops, addr, true);
+	return unregister_ftrace_direct(ops, addr, true);
 #else
-	unregister_ftrace_direct(ip, addr);
+	return unregister_ftrace_direct(ip, addr);
 #endif
 }
 #endif /* CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS */

@@ -14,16 +14,38 @@
 #define F2_NR_FCHMODAT2 452
 
 #ifndef __ASSEMBLY__
+#include <linux/printk.h>
+#include <linux/sched.h>
+
 /* symbols.c: kernel symbols that are not exported, resolved at load time. */
 int f2_symbols_init(void);
 unsigned long f2_lookup_name(const char *name);
 bool f2_callable(unsigned long addr, const char *name);
+bool f2_ftrace_dead(void);
 
 /* syscall.c: fchmodat2() itself, callable from any interception mechanism. */
 int f2_syscall_init(void);
 long f2_fchmodat2(int dfd, const char __user *filename, umode_t mode,
 		  unsigned int flags);
 void f2_syscall_stats(unsigned long *served, unsigned long *refused);
+
+/*
+ * Called on unload when the hook cannot be removed: ftrace refuses every
+ * change once an ftrace bug has disabled it (ftrace_kill()), and then the
+ * kernel keeps calling the module's code, which must never be freed.
+ * Nothing has been torn down yet, so the module keeps serving 452. An
+ * unload cannot be refused once module_exit runs, so it never completes:
+ * the task running rmmod sleeps here for good (TASK_IDLE: no hung-task
+ * report, no load), and a reboot removes the module. Inline, so that
+ * objtool sees the loop (no noreturn annotation to agree on).
+ */
+static inline void f2_stay_forever(const char *site, int err)
+{
+	pr_crit("cannot remove the hook on %s (%d: ftrace is disabled, after an ftrace bug?): the module stays in memory and keeps serving %d; this rmmod never returns, reboot to remove it\n",
+		site, err, F2_NR_FCHMODAT2);
+	for (;;)
+		schedule_timeout_idle(MAX_SCHEDULE_TIMEOUT);
+}
 
 /* hook_<arch>.c: delivers system call 452 to f2_fchmodat2(). */
 const char *f2_arch_mechanism(void);

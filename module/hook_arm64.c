@@ -150,8 +150,13 @@ int f2_arch_hook_install(void)
 void f2_arch_hook_remove(void)
 {
 	unsigned int waited = 0;
+	int err;
 
-	unregister_ftrace_function(&f2_arm64_ops);
+	if (f2_ftrace_dead())
+		f2_stay_forever("sys_ni_syscall", -ENODEV);
+	err = unregister_ftrace_function(&f2_arm64_ops);
+	if (err)
+		f2_stay_forever("sys_ni_syscall", err);
 	ftrace_free_filter(&f2_arm64_ops);
 	/*
 	 * No task is left in the ftrace callback or about to be redirected:

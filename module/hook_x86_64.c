@@ -232,10 +232,16 @@ out_unregister_exit:
 void f2_arch_hook_remove(void)
 {
 	unsigned int waited = 0;
+	int err;
 
+	/* First: if it fails, nothing is torn down and 452 keeps working. */
+	if (f2_ftrace_dead())
+		f2_stay_forever("syscall_trace_enter", -ENODEV);
+	err = f2_unregister_ftrace_direct(&f2_x86_direct_ops, f2_x86_target,
+					  (unsigned long)f2_x86_trace_enter_tramp);
+	if (err)
+		f2_stay_forever("syscall_trace_enter", err);
 	tracepoint_probe_unregister(f2_x86_sys_enter, f2_x86_probe, NULL);
-	f2_unregister_ftrace_direct(&f2_x86_direct_ops, f2_x86_target,
-				    (unsigned long)f2_x86_trace_enter_tramp);
 	/* No task is left between the fentry site and the increment. */
 	synchronize_rcu_tasks();
 	/*

@@ -13,6 +13,7 @@
 #include "fchmodat2.h"
 
 static unsigned long (*f2_kallsyms_lookup_name)(const char *name);
+static int *f2_ftrace_disabled;
 
 int f2_symbols_init(void)
 {
@@ -43,7 +44,20 @@ int f2_symbols_init(void)
 	if (!f2_callable(addr, "kallsyms_lookup_name"))
 		return -EOPNOTSUPP;
 	f2_kallsyms_lookup_name = (void *)addr;
+	/* data: found where kallsyms has data symbols (KALLSYMS_ALL) */
+	f2_ftrace_disabled = (int *)f2_lookup_name("ftrace_disabled");
 	return 0;
+}
+
+/*
+ * Whether an ftrace bug has disabled ftrace (ftrace_kill()): every
+ * unregistration then fails, and on some kernels with a WARN before it
+ * gives up; better not to try. Without the symbol, the unregistration's
+ * own error tells.
+ */
+bool f2_ftrace_dead(void)
+{
+	return f2_ftrace_disabled && READ_ONCE(*f2_ftrace_disabled);
 }
 
 /*

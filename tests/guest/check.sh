@@ -81,5 +81,25 @@ step $? "452 returns ENOSYS again after rmmod"
 [ -r /proc/modules ] && ! grep -q '^fchmodat2 ' /proc/modules
 result unload $? "the module is unloaded"
 
+# Last, as it leaves ftrace disabled for good: after an ftrace bug
+# (ftrace_kill()) the hook cannot be removed, so the code it calls must
+# stay in memory and keep working; rmmod never completes, and says why.
+echo "# ftrace disabled under the loaded module, as after an ftrace bug"
+insmod ./fchmodat2.ko
+step $? "insmod fchmodat2.ko"
+insmod ./f2_killftrace.ko 2>/dev/null
+dmesg | grep -q 'f2_killftrace: ftrace disabled'
+step $? "f2_killftrace.ko disabled ftrace (ftrace_kill())"
+rmmod fchmodat2 2>/dev/null &
+rmmod_pid=$!
+sleep 3
+kill -0 "$rmmod_pid" 2>/dev/null && grep -q '^fchmodat2 ' /proc/modules
+step $? "rmmod fchmodat2 does not complete: the hooked code stays in memory"
+why=$(dmesg | grep 'fchmodat2: cannot remove the hook')
+[ "$(echo "$why" | wc -l)" = 1 ] && [ -n "$why" ]
+step $? "one log line says why: $why"
+./fchmodat2_test --probe | grep -q 'available'
+step $? "452 is still served"
+
 kernel_log_checks
 finish
