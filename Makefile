@@ -27,7 +27,7 @@ TEST_CFLAGS := -O2 -Wall -Wextra -Werror -static -pthread
 TESTS := $(B)/fchmodat2_test $(B)/fchmodat2_test32 $(B)/bench $(B)/unload_test \
 	 $(B)/f2call $(B)/modload $(B)/stress $(B)/no452
 
-.PHONY: all deps module tests tests-arm64 install dkms-src uninstall check demo bench stress emulator-check clean \
+.PHONY: all deps module tests tests-arm64 install dkms-src uninstall check demo bench stress realsys emulator-check clean \
 	userspace install-userspace uninstall-userspace
 
 all: module
@@ -117,6 +117,11 @@ bench: deps
 stress: deps
 	$(MAKE) tests tests-arm64
 	tests/stress.sh
+
+# The user's path on a Debian 12 system with systemd: apt, DKMS, reboot
+# (tests/realsys/); also a stage of make check.
+realsys: deps
+	tests/realsys/run.sh
 
 # Why the guests run on Debian 13's QEMU (tests/vm/README.md).
 emulator-check: deps

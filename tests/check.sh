@@ -181,7 +181,7 @@ for entry in "${matrix[@]}"; do
 	module)
 		script=$top/tests/guest/check.sh
 		files+=("$bin/unload_test" "$out/dkms/fchmodat2.ko"
-			"$out/hog/f2_hog.ko") ;;
+			"$out/hog/f2_hog.ko" "$out/hog/f2_killftrace.ko") ;;
 	eval)
 		files+=("$out/module/fchmodat2.ko") ;;
 	esac
@@ -258,6 +258,21 @@ for series in 5.10 6.1; do
 	count "$log" "$rc"
 	row "userspace in QEMU, $series" "$([ "$rc" = 2 ] && echo FAIL || echo ok)" - "$p" "$f" "$s" - -
 done
+
+# The user's path on a real Debian 12 system: systemd, apt install of the
+# packages built here, DKMS (signed), fchmodat2ctl, modules-load.d and a
+# reboot, a second kernel package, apt remove (tests/realsys/).
+case " ${F2_SERIES:-6.1} " in *" 6.1 "*)
+	echo "== real system: Debian 12, systemd, apt, DKMS"
+	"$top/tests/realsys/run.sh" >"$B/realsys.tap" 2>&1
+	rc=$?
+	grep -E '^not ok|^verdict' "$B/realsys.tap"
+	krel=? p=0 f=0 s=0 verdict='no result'
+	IFS='|' read -r _ _ krel p f s verdict < <(grep '^F2-ROW|' "$B/realsys.tap")
+	[ "$rc" != 0 ] && [ "$f" = 0 ] && f=1
+	pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
+	row "real system $krel" "$([ "$rc" = 0 ] && echo ok || echo FAIL)" - "$p" "$f" "$s" - "${verdict%% (*}" ;;
+esac
 
 echo
 printf '%-34s %-9s %-5s %5s %5s %5s %-6s %s\n' kernel build load pass fail skip unload console

@@ -13,7 +13,7 @@ pkgs=(build-essential gcc-12-multilib libelf-dev bc bison flex kmod cpio
       gcc-aarch64-linux-gnu libc6-dev-arm64-cross gcc-arm-linux-gnueabihf
       libc6-dev-armhf-cross qemu-system-arm
       libkmod-dev pkgconf man-db groff-base python3
-      e2fsprogs xfsprogs btrfs-progs util-linux)
+      e2fsprogs xfsprogs btrfs-progs util-linux mmdebstrap)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||

@@ -45,6 +45,20 @@ f2_version() {
 	sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$top/dkms.conf"
 }
 
+# f2_build_debs DIR: the Debian packages, built as the README tells users
+# (dpkg-buildpackage -b -us -uc) in a copy of what git tracks (and new
+# files it does not ignore), without the build tree: DIR/src, the .debs in
+# DIR. Output: dpkg-buildpackage's.
+f2_build_debs() {
+	local dir=$1
+
+	rm -rf "$dir"
+	mkdir -p "$dir/src"
+	(cd "$top" && git ls-files -co --exclude-standard | tar -cf - -T -) |
+		tar -xf - -C "$dir/src" || return 1
+	(cd "$dir/src" && dpkg-buildpackage -b -us -uc)
+}
+
 # f2_dkms_build DIR: "dkms add" and "dkms build" for $KREL against $KDIR,
 # in a private DKMS tree under DIR (the machine's own DKMS state is not
 # touched). Prints dkms's exit status' meaning; the module, if built, is

@@ -15,12 +15,7 @@ t() { # t <exit code> <description>
 
 ver=$(f2_version)
 dir=$B/pkg
-rm -rf "$dir"
-mkdir -p "$dir/src"
-# What git tracks (and new files not ignored), without the build tree.
-(cd "$top" && git ls-files -co --exclude-standard | tar -cf - -T -) |
-	tar -xf - -C "$dir/src"
-(cd "$dir/src" && dpkg-buildpackage -b -us -uc) >"$dir/build.log" 2>&1
+f2_build_debs "$dir" >"$B/pkg.log" 2>&1
 t $? "dpkg-buildpackage -b -us -uc"
 deb=$dir/fchmodat2-dkms_${ver}_all.deb
 [ -f "$deb" ]

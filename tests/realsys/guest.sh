@@ -1,0 +1,188 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The real-system stage, inside the Debian 12 guest of mkimage.sh: run by
+# f2-stage.service (systemd) from the drive labelled F2, mounted on /f2,
+# once per boot. tests/realsys/run.sh boots the same disk twice:
+#
+#   boot 1: no fchmodat2; Debian 13's chmod -R cannot work without /proc;
+#           apt installs the packages the tree built; DKMS builds and
+#           signs the module for the running kernel; fchmodat2ctl loads
+#           it; the suite passes; /etc/modules-load.d/fchmodat2.conf, as
+#           the README says; then systemd reboots (QEMU ends with
+#           -no-reboot, run.sh boots the disk again).
+#   boot 2: systemd loaded the module at boot; fchmodat2ctl says served;
+#           Debian 13's chmod -R without /proc changes every file; a
+#           second kernel package (the cloud flavour) gets the module
+#           from DKMS's kernel hook; unload; apt remove leaves nothing.
+#
+# TAP on the console (ttyS0); the kernel log and "F2-STATUS <rc>" on the
+# status channel (ttyS1), as tests/vm/init does.
+set -u
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C.UTF-8
+F2=/f2
+# shellcheck source=tests/guest/steps.sh
+. "$F2/steps.sh"
+# shellcheck source=tests/gatekeepers/suite.sh
+. "$F2/suite.sh"
+GK_BIN=$F2/bin
+ver=$(cat "$F2/VERSION")
+krel=$(cat /var/cache/f2-debs/KREL)
+cloud=$(cat /var/cache/f2-debs/CLOUD_KREL)
+state=/var/lib/f2-stage
+mkdir -p "$state"
+phase=$(cat "$state/phase" 2>/dev/null || echo 1)
+status=/dev/ttyS1
+echo "F2-INIT $(uname -r) boot $phase" >"$status"
+tmp=$(mktemp -d)
+
+# quiet CMD...: run CMD, its output as TAP comments as it comes (apt and
+# DKMS say a lot, and run.sh stops a guest that goes silent)
+quiet() {
+	"$@" 2>&1 | sed -u 's/^/#   /'
+	return "${PIPESTATUS[0]}"
+}
+# hex of a serial as openssl or modinfo print it: upper case, no colons
+serial() { tr -d ':\n' | tr a-f A-F | sed 's/^0*//'; }
+f2_probe() { "$GK_BIN/fchmodat2_test" --probe 2>&1; }
+# status_json: fchmodat2ctl status --json, and its exit code in st_rc
+status_json() {
+	json=$(fchmodat2ctl status --json)
+	st_rc=$?
+	echo "# fchmodat2ctl status --json (exit $st_rc): $json"
+}
+modules_of() { find /lib/modules -name 'fchmodat2.ko*' 2>/dev/null; }
+
+system_checks() {
+	[ "$(cat /proc/1/comm)" = systemd ]
+	step $? "PID 1 is systemd ($(readlink /proc/1/exe))"
+	systemctl is-active -q multi-user.target
+	step $? "systemd reached multi-user.target"
+	failed_units=$(systemctl --failed --no-legend --plain | awk '{ print $1 }')
+	[ -z "$failed_units" ]
+	step $? "no failed systemd unit${failed_units:+: $failed_units}"
+	[ "$(uname -r)" = "$krel" ]
+	step $? "the guest runs Debian 12's $krel"
+	preemption_checks
+}
+
+boot1() {
+	echo "# ===== boot 1: install with apt and DKMS, load, enable at boot"
+	system_checks
+	f2_probe | grep -q ENOSYS
+	step $? "no fchmodat2 before the module: $(f2_probe)"
+	# glibc 2.41's fchmodat(AT_SYMLINK_NOFOLLOW) needs /proc without 452:
+	# chmod -R exits 0 having changed nothing below the top.
+	run gk_chmod_tap "$tmp" "$F2/trixie" fallback
+
+	debs=("$F2/debs/fchmodat2-dkms_${ver}_all.deb"
+	      "$F2/debs/fchmodat2ctl_${ver}_amd64.deb"
+	      "$F2/debs/libfchmodat2-0_${ver}_amd64.deb")
+	echo "# apt-get install ${debs[*]##*/}"
+	quiet env DEBIAN_FRONTEND=noninteractive apt-get install -y \
+		"${debs[@]}"
+	step $? "apt-get install fchmodat2-dkms fchmodat2ctl libfchmodat2-0 (local .debs)"
+	ds=$(dkms status fchmodat2 2>&1)
+	echo "# dkms status: $ds"
+	echo "$ds" | grep -qx "fchmodat2/$ver, $krel, x86_64: installed"
+	step $? "DKMS built and installed fchmodat2/$ver for $krel"
+	ko=$(modinfo -n fchmodat2 2>/dev/null)
+	case $ko in /lib/modules/"$krel"/updates/*) true ;; *) false ;; esac
+	step $? "modprobe finds DKMS's module: $ko"
+	# DKMS signs with the key it made on first use (/var/lib/dkms/mok.*)
+	key=$(openssl x509 -inform DER -in /var/lib/dkms/mok.pub -noout -serial 2>/dev/null |
+		sed 's/^serial=//' | serial)
+	sig=$(modinfo -F sig_key "$ko" 2>/dev/null | serial)
+	echo "# signer: $(modinfo -F signer "$ko"), sig_key $sig; DKMS key serial $key"
+	[ -n "$key" ] && [ "$sig" = "$key" ]
+	step $? "the module is signed with the key DKMS created (/var/lib/dkms/mok.pub)"
+
+	quiet fchmodat2ctl load
+	step $? "fchmodat2ctl load"
+	status_json
+	[ "$st_rc" = 3 ] && echo "$json" | grep -q '"state": *"module"' &&
+		echo "$json" | grep -q '"signed": *true'
+	step $? "fchmodat2ctl status --json: served by the module (exit 3), installed module signed"
+	run "$GK_BIN/fchmodat2_test" -d "$tmp"
+	run "$GK_BIN/fchmodat2_test32" -d "$tmp"
+
+	# the README's "Load at boot"
+	echo fchmodat2 >/etc/modules-load.d/fchmodat2.conf &&
+		[ "$(cat /etc/modules-load.d/fchmodat2.conf)" = fchmodat2 ]
+	step $? "echo fchmodat2 > /etc/modules-load.d/fchmodat2.conf"
+}
+
+boot2() {
+	echo "# ===== boot 2: loaded by systemd; a second kernel; apt remove"
+	system_checks
+	[ -d /sys/module/fchmodat2 ]
+	step $? "the module is loaded after the reboot"
+	# by its syslog identifier: journald cannot always tell the unit of
+	# a process that has exited by the time it reads its message
+	jr=$(journalctl -b -t systemd-modules-load --no-pager -o cat)
+	echo "$jr" | sed 's/^/#   /'
+	echo "$jr" | grep -q "Inserted module 'fchmodat2'" &&
+		[ "$(systemctl show -P Result systemd-modules-load.service)" = success ]
+	step $? "systemd-modules-load inserted it at boot, and succeeded"
+	status_json
+	[ "$st_rc" = 3 ] && echo "$json" | grep -q '"state": *"module"'
+	step $? "fchmodat2ctl status --json: served by the module (exit 3)"
+	run gk_chmod_tap "$tmp" "$F2/trixie" 452
+	run "$GK_BIN/fchmodat2_test" -d "$tmp"
+
+	echo "# apt-get install the cloud flavour of $krel (image and headers)"
+	quiet env DEBIAN_FRONTEND=noninteractive apt-get install -y \
+		/var/cache/f2-debs/*.deb
+	step $? "apt-get install linux-image-$cloud linux-headers-$cloud"
+	ds=$(dkms status fchmodat2 2>&1)
+	echo "# dkms status: $ds"
+	echo "$ds" | grep -qx "fchmodat2/$ver, $cloud, x86_64: installed"
+	step $? "DKMS's kernel hook built and installed the module for $cloud"
+	ko=$(find "/lib/modules/$cloud/updates" -name 'fchmodat2.ko*' | head -n 1)
+	vm=$(modinfo -F vermagic "$ko" 2>/dev/null)
+	case $vm in "$cloud "*) true ;; *) false ;; esac
+	step $? "$ko is built for $cloud (vermagic $vm)"
+
+	quiet fchmodat2ctl unload
+	step $? "fchmodat2ctl unload"
+	f2_probe | grep -q ENOSYS
+	step $? "452 is ENOSYS again: $(f2_probe)"
+	echo "# apt-get remove fchmodat2-dkms fchmodat2ctl libfchmodat2-0"
+	quiet env DEBIAN_FRONTEND=noninteractive apt-get remove -y \
+		fchmodat2-dkms fchmodat2ctl libfchmodat2-0
+	step $? "apt-get remove fchmodat2-dkms fchmodat2ctl libfchmodat2-0"
+	# (stdout: with nothing registered, dkms 3.0.10 says "write error:
+	# Broken pipe" on stderr)
+	left=$(dkms status 2>/dev/null)
+	[ -z "$left" ]
+	step $? "dkms status is empty${left:+: $left}"
+	left=$(modules_of; ls -d /usr/src/fchmodat2-* /var/lib/dkms/fchmodat2 \
+		/usr/sbin/fchmodat2ctl 2>/dev/null)
+	[ -z "$left" ]
+	step $? "no module under /lib/modules, no sources, no DKMS state, no tool left${left:+: $left}"
+	rm /etc/modules-load.d/fchmodat2.conf
+	step $? "rm /etc/modules-load.d/fchmodat2.conf (the administrator's file)"
+}
+
+case $phase in
+1) boot1 ;;
+2) boot2 ;;
+*) step 1 "unknown phase $phase" ;;
+esac
+kernel_log_checks
+rc=0
+finish || rc=1
+rm -rf "$tmp"
+if [ "$phase" = 1 ] && [ "$rc" = 0 ]; then
+	echo 2 >"$state/phase"
+	next=reboot
+else
+	echo "done" >"$state/phase"
+	next=poweroff
+fi
+sync
+dmesg >"$status"
+echo "F2-STATUS $rc" >"$status"
+# QEMU runs with -no-reboot: a reboot ends it, and run.sh boots the disk
+# again.
+systemctl --no-block "$next"

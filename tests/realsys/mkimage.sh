@@ -1,0 +1,132 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# mkimage.sh: a Debian 12 system to boot in QEMU, as users run it:
+# systemd as init, apt, dkms with gcc and the headers of Debian 12's
+# newest 6.1 kernel, and that kernel. Made once with mmdebstrap from this
+# machine's apt sources (tests/vm/apt-mirrors.sh) and kept in
+# $f2_cache/realsys/bookworm-vN/ (tests/vm/cache.sh): bump image_version
+# below whenever what goes into the image changes. Prints the env file
+# (ROOTFS, VMLINUZ, INITRD, KREL, CLOUD_KREL). Needs root for
+# mmdebstrap (device nodes, file owners): run through sudo otherwise.
+#
+# In the image:
+#   - /dev/vda is the root (ext4, 4 GiB sparse, no partition table); the
+#     kernel and initramfs are also copied out, for QEMU's -kernel;
+#   - f2-stage.service runs /f2/guest.sh from the drive labelled F2
+#     (/dev/vdb) once the system is up, its output on the console;
+#   - /var/cache/f2-debs holds the cloud flavour of the same kernel ABI
+#     (image and headers): the "second kernel" a user installs later;
+#   - no network, no getty: nothing waits for what QEMU does not give.
+#
+# F2_OFFLINE=1: use an image already made, never download.
+set -euo pipefail
+
+die() { echo "mkimage.sh: $*" >&2; exit 1; }
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=tests/vm/cache.sh
+. "$repo/tests/vm/cache.sh"
+image_version=1
+dir=$f2_cache/realsys/bookworm-v$image_version
+env=$dir/env
+if [ -r "$env" ]; then
+	echo "$env"
+	exit 0
+fi
+[ "${F2_OFFLINE:-0}" != 1 ] || die "F2_OFFLINE=1 and no image in $dir"
+if [ "$(id -u)" != 0 ]; then
+	command -v sudo >/dev/null || die "mmdebstrap needs root (or sudo)"
+	echo "mkimage.sh: mmdebstrap needs root: running it through sudo" >&2
+	sudo env F2_CACHE="$f2_cache" "$0" >/dev/null
+	sudo chown -R "$(id -u):$(id -g)" "$dir"
+	[ -r "$env" ] || die "sudo $0 made no image"
+	echo "$env"
+	exit 0
+fi
+# shellcheck source=tests/vm/apt-mirrors.sh
+. "$repo/tests/vm/apt-mirrors.sh"
+keyring=/usr/share/keyrings/debian-archive-keyring.gpg
+
+mkdir -p "$dir"
+exec 9>"$dir/lock"
+flock 9
+[ -r "$env" ] && { echo "$env"; exit 0; }
+root=$dir/root
+# A run that was interrupted may have left /proc, /sys or /dev/pts
+# mounted in its root: unmount them, and never delete across a mount.
+awk -v r="$root/" 'index($2, r) == 1 { print $2 }' /proc/mounts | sort -r |
+	while read -r m; do umount -l "$m" || die "cannot unmount $m"; done
+rm -rf --one-file-system "$root" "$dir/rootfs.img"
+pkgs=systemd-sysv,udev,kmod,dbus,apt,dkms,openssl,initramfs-tools,zstd
+pkgs=$pkgs,linux-image-amd64,linux-headers-amd64,procps
+# The initramfs holds what QEMU's disk needs, not every driver
+# (MODULES=list and a hook): an administrator's choice that makes each
+# kernel installation, in the guest too, take seconds rather than minutes.
+mmdebstrap --mode=root --variant=minbase --include="$pkgs" \
+	--aptopt='APT::Install-Recommends "false"' \
+	--setup-hook='mkdir -p "$1/etc/initramfs-tools/conf.d" "$1/etc/initramfs-tools/hooks"
+		echo MODULES=list >"$1/etc/initramfs-tools/conf.d/f2-qemu.conf"
+		printf "%s\n" "#!/bin/sh" "[ \"\$1\" = prereqs ] && exit 0" \
+			". /usr/share/initramfs-tools/hook-functions" \
+			"manual_add_modules virtio_pci virtio_blk ext4" \
+			>"$1/etc/initramfs-tools/hooks/f2-qemu"
+		chmod 755 "$1/etc/initramfs-tools/hooks/f2-qemu"' \
+	--customize-hook='chroot "$1" sh -ec "
+		krel=\$(cd /lib/modules && ls | sort -V | tail -n 1)
+		abi=\${krel%-amd64}
+		mkdir -p /var/cache/f2-debs
+		cd /var/cache/f2-debs
+		apt-get -q download linux-image-\$abi-cloud-amd64 \
+			linux-headers-\$abi-cloud-amd64
+		echo \$krel >/var/cache/f2-debs/KREL
+		echo \$abi-cloud-amd64 >/var/cache/f2-debs/CLOUD_KREL
+		apt-get clean"' \
+	bookworm "$root" \
+	"deb [signed-by=$keyring] $debian_uri bookworm main" \
+	"deb [signed-by=$keyring] $security_uri bookworm-security main" \
+	>"$dir/mmdebstrap.log" 2>&1 ||
+	{ tail -n 30 "$dir/mmdebstrap.log" >&2; die "mmdebstrap failed: $dir/mmdebstrap.log"; }
+
+krel=$(cat "$root/var/cache/f2-debs/KREL")
+cloud=$(cat "$root/var/cache/f2-debs/CLOUD_KREL")
+echo debian12 >"$root/etc/hostname"
+echo '/dev/vda / ext4 rw,errors=remount-ro 0 1' >"$root/etc/fstab"
+# No password, no login prompt: the stage's service is the only user.
+ln -sf /dev/null "$root/etc/systemd/system/getty@tty1.service"
+ln -sf /dev/null "$root/etc/systemd/system/serial-getty@ttyS0.service"
+ln -sf /dev/null "$root/etc/systemd/system/serial-getty@ttyS1.service"
+cat >"$root/etc/systemd/system/f2-stage.service" <<'UNIT'
+[Unit]
+Description=fchmodat2-backport: the real-system stage
+After=multi-user.target
+Wants=multi-user.target
+ConditionPathExists=/dev/disk/by-label/F2
+
+[Service]
+Type=oneshot
+ExecStart=/bin/sh -c 'mkdir -p /f2 && mount -o ro LABEL=F2 /f2 && exec /bin/bash /f2/guest.sh'
+StandardOutput=tty
+StandardError=tty
+TTYPath=/dev/ttyS0
+TimeoutStartSec=infinity
+
+[Install]
+WantedBy=multi-user.target
+UNIT
+ln -sf /etc/systemd/system/f2-stage.service \
+	"$root/etc/systemd/system/multi-user.target.wants/f2-stage.service"
+cp "$root/boot/vmlinuz-$krel" "$dir/vmlinuz"
+cp "$root/boot/initrd.img-$krel" "$dir/initrd.img"
+truncate -s 4G "$dir/rootfs.img"
+mke2fs -q -t ext4 -L debian12 -d "$root" "$dir/rootfs.img" ||
+	die "mke2fs -d failed"
+rm -rf "$root"
+cat >"$env.new" <<ENV
+ROOTFS=$dir/rootfs.img
+VMLINUZ=$dir/vmlinuz
+INITRD=$dir/initrd.img
+KREL=$krel
+CLOUD_KREL=$cloud
+ENV
+mv "$env.new" "$env"
+echo "$env"

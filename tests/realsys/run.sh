@@ -1,0 +1,86 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# run.sh: the user's whole path on a real Debian 12 system (systemd, apt,
+# DKMS), tests/realsys/guest.sh in the image of mkimage.sh, booted twice
+# from the same disk on two parallel vCPUs (tests/vm/run.sh). Builds the
+# Debian packages from the tree (dpkg-buildpackage, as package.sh) and
+# puts them, the test programs and Debian 13's chmod on a second drive.
+#
+# Prints both boots' TAP lines and verdicts, then
+# "F2-ROW|realsys|kernel|pass|fail|skip|verdict"; exits non-zero on any
+# failure. Artifacts in build/realsys/: console-1.log, console-2.log.
+set -uo pipefail
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/../lib.sh"
+
+out=$B/realsys
+ver=$(f2_version)
+die() {
+	echo "not ok 1 realsys: $*"
+	echo "F2-ROW|realsys|${krel:-?}|0|1|0|$*"
+	exit 1
+}
+rm -rf "$out"
+mkdir -p "$out/f2/bin" "$out/f2/debs"
+
+env=$("$top/tests/realsys/mkimage.sh" 2>"$out/mkimage.log" | tail -n 1) &&
+	[ -r "$env" ] || { cat "$out/mkimage.log" >&2; die "cannot make the Debian 12 image"; }
+# shellcheck disable=SC1090
+. "$env"
+krel=$KREL
+
+# the packages, as a user builds them (README)
+f2_build_debs "$out/pkg" >"$out/pkg.log" 2>&1 ||
+	{ tail -n 20 "$out/pkg.log"; die "dpkg-buildpackage failed: $out/pkg.log"; }
+cp "$out/pkg/fchmodat2-dkms_${ver}_all.deb" \
+	"$out/pkg/fchmodat2ctl_${ver}_amd64.deb" \
+	"$out/pkg/libfchmodat2-0_${ver}_amd64.deb" "$out/f2/debs/" ||
+	die "dpkg-buildpackage made no .debs"
+# the test programs (static), and Debian 13's loader, glibc and chmod
+flags=(-O2 -Wall -Wextra -Werror -static)
+m32=(-m32 -isystem "/usr/include/$(gcc -print-multiarch)")
+gcc "${flags[@]}" -o "$out/f2/bin/fchmodat2_test" "$top/tests/fchmodat2_test.c" &&
+	gcc "${m32[@]}" "${flags[@]}" -o "$out/f2/bin/fchmodat2_test32" \
+		"$top/tests/fchmodat2_test.c" &&
+	gcc "${flags[@]}" -o "$out/f2/bin/gk_tree" "$top/tests/gatekeepers/gk_tree.c" ||
+	die "cannot build the test programs"
+"$top/tests/gatekeepers/fetch-debs.sh" trixie "$out/trixie-root" libc6 coreutils \
+	>"$out/trixie.versions" || die "cannot fetch Debian 13's libc6 and coreutils"
+for p in usr/lib64/ld-linux-x86-64.so.2 usr/lib/x86_64-linux-gnu/libc.so.6 \
+	 usr/bin/chmod; do
+	mkdir -p "$out/f2/trixie/$(dirname "$p")"
+	cp -L "$out/trixie-root/$p" "$out/f2/trixie/$p" || die "no $p in Debian 13's packages"
+done
+rm -rf "$out/trixie-root"
+cp "$top/tests/realsys/guest.sh" "$top/tests/guest/steps.sh" \
+	"$top/tests/gatekeepers/suite.sh" "$out/f2/"
+echo "$ver" >"$out/f2/VERSION"
+truncate -s 256M "$out/f2.img"
+mke2fs -q -t ext4 -L F2 -d "$out/f2" "$out/f2.img" || die "cannot make the F2 drive"
+# The disk the guest changes: a copy of the cached image.
+cp --sparse=always "$ROOTFS" "$out/rootfs.img" || die "cannot copy $ROOTFS"
+
+status=0 p=0 f=0 s=0 verdict=''
+for boot in 1 2; do
+	echo "# == realsys: boot $boot of Debian 12 ($krel, systemd)"
+	# -I: a DKMS build under emulation prints nothing for minutes
+	"$top/tests/vm/run.sh" -k "$VMLINUZ" -i "$INITRD" -m 1536 -t 1800 -I 900 \
+		-l "$out/console-$boot.log" \
+		-a "root=/dev/vda rw systemd.show_status=0" -- \
+		-drive "file=$out/rootfs.img,if=virtio,format=raw" \
+		-drive "file=$out/f2.img,if=virtio,format=raw,readonly=on" \
+		>"$out/verdict-$boot"
+	rc=$?
+	tr -d '\r' <"$out/console-$boot.log" | grep -E '^(not )?ok |^# '
+	cat "$out/verdict-$boot"
+	read -r bp bf bs < <(f2_tap_count "$out/console-$boot.log")
+	[ "$rc" != 0 ] && [ "$bf" = 0 ] && bf=1
+	p=$((p + bp)) f=$((f + bf)) s=$((s + bs))
+	verdict=$(sed -n 's/^verdict: //p' "$out/verdict-$boot")
+	[ "$rc" = 0 ] || { status=1; break; }
+done
+echo "F2-ROW|realsys|$krel (+ $CLOUD_KREL)|$p|$f|$s|boot $boot: $verdict"
+# the guest's disk (a gigabyte) is kept only when something failed
+[ "$status" = 0 ] && rm -f "$out/rootfs.img"
+exit "$status"
