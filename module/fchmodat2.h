@@ -16,6 +16,7 @@
 #ifndef __ASSEMBLY__
 #include <linux/printk.h>
 #include <linux/sched.h>
+#include <linux/freezer.h>
 
 /* symbols.c: kernel symbols that are not exported, resolved at load time. */
 int f2_symbols_init(void);
@@ -43,8 +44,17 @@ static inline void f2_stay_forever(const char *site, int err)
 {
 	pr_crit("cannot remove the hook on %s (%d: ftrace is disabled, after an ftrace bug?): the module stays in memory and keeps serving %d; this rmmod never returns, reboot to remove it\n",
 		site, err, F2_NR_FCHMODAT2);
+	/* ...without keeping the machine from suspending */
+#ifdef TASK_FREEZABLE
+	for (;;) {
+		set_current_state(TASK_IDLE | TASK_FREEZABLE);
+		schedule();
+	}
+#else
+	freezer_do_not_count();
 	for (;;)
 		schedule_timeout_idle(MAX_SCHEDULE_TIMEOUT);
+#endif
 }
 
 /* hook_<arch>.c: delivers system call 452 to f2_fchmodat2(). */

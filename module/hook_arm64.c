@@ -137,7 +137,7 @@ int f2_arch_hook_install(void)
 	err = register_ftrace_function(&f2_arm64_ops);
 	if (err) {
 		if (err == -EBUSY)
-			pr_err("sys_ni_syscall is already owned by another ftrace user with IP-modify (e.g. a livepatch): %d\n",
+			pr_err("sys_ni_syscall is already owned by another ftrace user with IP-modify (e.g. a livepatch), or kernel.ftrace_enabled is 0: %d\n",
 			       err);
 		else
 			pr_err("cannot hook sys_ni_syscall (register_ftrace_function: %d)\n",

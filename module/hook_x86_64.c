@@ -211,7 +211,7 @@ int f2_arch_hook_install(void)
 					(unsigned long)f2_x86_trace_enter_tramp);
 	if (err) {
 		if (err == -EBUSY)
-			pr_err("syscall_trace_enter is already owned by another ftrace user (direct call or IP-modify, e.g. a livepatch): %d\n",
+			pr_err("syscall_trace_enter is already owned by another ftrace user (direct call or IP-modify, e.g. a livepatch), or kernel.ftrace_enabled is 0: %d\n",
 			       err);
 		else
 			pr_err("cannot attach to syscall_trace_enter (register_ftrace_direct: %d)\n",
@@ -241,6 +241,13 @@ void f2_arch_hook_remove(void)
 					  (unsigned long)f2_x86_trace_enter_tramp);
 	if (err)
 		f2_stay_forever("syscall_trace_enter", err);
+	/*
+	 * ftrace may have died while patching the call site away (an ftrace
+	 * bug during this very update), and that update reports no error:
+	 * the site may still call the trampoline.
+	 */
+	if (f2_ftrace_dead())
+		f2_stay_forever("syscall_trace_enter", -ENODEV);
 	tracepoint_probe_unregister(f2_x86_sys_enter, f2_x86_probe, NULL);
 	/* No task is left between the fentry site and the increment. */
 	synchronize_rcu_tasks();

@@ -52,8 +52,9 @@ int f2_symbols_init(void)
 /*
  * Whether an ftrace bug has disabled ftrace (ftrace_kill()): every
  * unregistration then fails, and on some kernels with a WARN before it
- * gives up; better not to try. Without the symbol, the unregistration's
- * own error tells.
+ * gives up; better not to try. Without the symbol (no KALLSYMS_ALL), the
+ * unregistration's own error tells, after that WARN on 5.10 to 6.4 (and
+ * on a call site shared with another ftrace user, 452 is then ENOSYS).
  */
 bool f2_ftrace_dead(void)
 {
