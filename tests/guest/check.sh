@@ -104,6 +104,16 @@ why=$(dmesg | grep 'fchmodat2: cannot remove the hook')
 step $? "one log line says why: $why"
 ./fchmodat2_test --probe | grep -q 'available'
 step $? "452 is still served"
+# ...and that rmmod does not keep the machine from suspending: the freezer,
+# the first stage of every suspend (PM_DEBUG's pm_test stops after it)
+if [ -w /sys/power/pm_test ] && grep -qw freeze /sys/power/state; then
+	echo freezer >/sys/power/pm_test && echo freeze >/sys/power/state
+	step $? "suspend's freezer stage succeeds while that rmmod waits"
+	echo none >/sys/power/pm_test
+else
+	steps=$((steps + 1))
+	echo "ok $steps harness: suspend's freezer stage # SKIP no /sys/power/pm_test (PM_DEBUG) or no s2idle"
+fi
 
 kernel_log_checks
 finish
