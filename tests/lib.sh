@@ -6,6 +6,8 @@
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 B=$top/build
+# depmod, dkms, modinfo, mkfs.*: in sbin, which a user's PATH lacks on Debian
+case ":$PATH:" in *:/usr/sbin:*) ;; *) PATH=$PATH:/usr/sbin:/sbin ;; esac
 
 # f2_kernel SERIES: fetch (or reuse) the newest kernel of SERIES and source
 # its env file (ABI, KREL, VMLINUZ, KDIR, MODDIR, CC).
