@@ -79,6 +79,8 @@
 #include <linux/mount.h>
 #include <linux/path.h>
 #include <linux/ftrace.h>
+#include <linux/sched.h>
+#include <linux/freezer.h>
 
 /*
  * break_deleg_wait() lives in <linux/filelock.h> since 6.3 (commit
@@ -155,6 +157,30 @@ static inline int f2_unregister_ftrace_direct(struct ftrace_ops *ops,
 #endif
 }
 #endif /* CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS */
+
+/*
+ * Sleeping for good without holding back the freezer (and suspend): since
+ * 6.1 a TASK_FREEZABLE sleep (commit f5d39b020809 "freezer,sched: Rewrite
+ * core freezer logic"); before, freezer_do_not_count(), which that commit
+ * removed. TASK_IDLE: no hung-task report, no load.
+ */
+#if F2_KERNEL_AT_LEAST(6, 1)
+#define F2_HAVE_TASK_FREEZABLE 1
+#endif
+
+static inline void f2_sleep_forever(void)
+{
+#ifdef F2_HAVE_TASK_FREEZABLE
+	for (;;) {
+		set_current_state(TASK_IDLE | TASK_FREEZABLE);
+		schedule();
+	}
+#else
+	freezer_do_not_count();
+	for (;;)
+		schedule_timeout_idle(MAX_SCHEDULE_TIMEOUT);
+#endif
+}
 
 #endif /* !__ASSEMBLY__ */
 #endif /* F2_COMPAT_H */

@@ -15,8 +15,6 @@
 
 #ifndef __ASSEMBLY__
 #include <linux/printk.h>
-#include <linux/sched.h>
-#include <linux/freezer.h>
 
 /* symbols.c: kernel symbols that are not exported, resolved at load time. */
 int f2_symbols_init(void);
@@ -36,25 +34,16 @@ void f2_syscall_stats(unsigned long *served, unsigned long *refused);
  * kernel keeps calling the module's code, which must never be freed.
  * Nothing has been torn down yet, so the module keeps serving 452. An
  * unload cannot be refused once module_exit runs, so it never completes:
- * the task running rmmod sleeps here for good (TASK_IDLE: no hung-task
- * report, no load), and a reboot removes the module. Inline, so that
- * objtool sees the loop (no noreturn annotation to agree on).
+ * the task running rmmod sleeps here for good (f2_sleep_forever() in
+ * compat.h: no hung-task report, no load, no obstacle to suspend), and a
+ * reboot removes the module. Inline, so that objtool sees the loop (no
+ * noreturn annotation to agree on).
  */
 static inline void f2_stay_forever(const char *site, int err)
 {
 	pr_crit("cannot remove the hook on %s (%d: ftrace is disabled, after an ftrace bug?): the module stays in memory and keeps serving %d; this rmmod never returns, reboot to remove it\n",
 		site, err, F2_NR_FCHMODAT2);
-	/* ...without keeping the machine from suspending */
-#ifdef TASK_FREEZABLE
-	for (;;) {
-		set_current_state(TASK_IDLE | TASK_FREEZABLE);
-		schedule();
-	}
-#else
-	freezer_do_not_count();
-	for (;;)
-		schedule_timeout_idle(MAX_SCHEDULE_TIMEOUT);
-#endif
+	f2_sleep_forever();
 }
 
 /* hook_<arch>.c: delivers system call 452 to f2_fchmodat2(). */
