@@ -6,14 +6,17 @@
 set -euo pipefail
 
 # gcc-12-multilib, not gcc-multilib: that conflicts with the cross
-# compilers the arm64 guest's programs need.
+# compilers the arm64 guest's programs need. The last line: what
+# tests/vm/fetch-qemu.sh needs to rebuild QEMU.
 pkgs=(build-essential gcc-12-multilib libelf-dev bc bison flex kmod cpio
       xz-utils zstd busybox-static qemu-system-x86 ca-certificates
       dwarves dkms dh-dkms debhelper dpkg-dev fakeroot
       gcc-aarch64-linux-gnu libc6-dev-arm64-cross gcc-arm-linux-gnueabihf
       libc6-dev-armhf-cross qemu-system-arm
       libkmod-dev pkgconf man-db groff-base python3
-      e2fsprogs xfsprogs btrfs-progs util-linux mmdebstrap)
+      e2fsprogs xfsprogs btrfs-progs util-linux mmdebstrap
+      patch ninja-build python3-venv libglib2.0-dev libpixman-1-dev
+      libfdt-dev zlib1g-dev)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||

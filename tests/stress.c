@@ -291,7 +291,8 @@ static void progress(long done, long every, const char *what, double t0)
 static int run_cycles(long n, const char *ko)
 {
 	long i, done = 0;
-	double t0 = now(), t, t_load = 0, t_unload = 0;
+	double t0 = now(), t, t_load = 0, t_unload = 0, max_load = 0;
+	double max_unload = 0;
 	int fd;
 
 	fd = open(ko, O_RDONLY | O_CLOEXEC);
@@ -310,6 +311,8 @@ static int run_cycles(long n, const char *ko)
 			break;
 		}
 		t_load += now() - t;
+		if (now() - t > max_load)
+			max_load = now() - t;
 		/* let the callers in: 0 to 2 ms loaded */
 		usleep(random() % 2000);
 		t = now();
@@ -326,13 +329,16 @@ static int run_cycles(long n, const char *ko)
 			break;
 		}
 		t_unload += now() - t;
+		if (now() - t > max_unload)
+			max_unload = now() - t;
 		done++;
 		usleep(random() % 1000);
 		progress(done, 20, "cycles", t0);
 	}
 	if (done)
-		printf("# per cycle: load %.1f ms, unload %.1f ms\n",
-		       1e3 * t_load / done, 1e3 * t_unload / done);
+		printf("# per cycle: load %.1f ms (longest %.0f), unload %.1f ms (longest %.0f)\n",
+		       1e3 * t_load / done, 1e3 * max_load,
+		       1e3 * t_unload / done, 1e3 * max_unload);
 	return finish(done, n, t0,
 		      "load/unload cycles, each unload leaving 452 ENOSYS",
 		      "loading and unloading", 1);

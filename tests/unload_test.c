@@ -40,6 +40,7 @@
 #include <sys/uio.h>
 #include <sys/user.h>
 #include <sys/wait.h>
+#include <time.h>
 
 #include "../userspace/fchmodat2.h"	/* __NR_fchmodat2, AT_ flags */
 
@@ -127,7 +128,14 @@ static void check_rmmod_done(pid_t rmmod, int inside)
 	int status = -1;
 
 	if (inside) {
+		struct timespec t0, t1;
+
+		clock_gettime(CLOCK_MONOTONIC, &t0);
 		waitpid(rmmod, &status, 0);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		diag("%srmmod returned %ld ms after the task left", "",
+		     (t1.tv_sec - t0.tv_sec) * 1000 +
+		     (t1.tv_nsec - t0.tv_nsec) / 1000000);
 		result(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 		       "rmmod completes once the task has left");
 	}

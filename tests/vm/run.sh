@@ -18,10 +18,12 @@
 #   -c          deterministic guest time: -icount shift=0,sleep=off (benchmarks);
 #               one CPU, on one host thread (icount cannot run vCPUs in
 #               parallel)
-#   -q QEMU     the emulator: "trixie" (default; Debian 13's QEMU 10.0 from
-#               fetch-qemu.sh) or "system" (this machine's own qemu-system-*;
-#               Debian 12's 7.2 cannot run parallel vCPUs correctly, see
-#               tests/vm/README.md: only for showing that)
+#   -q QEMU     the emulator: "trixie" (default; Debian 13's QEMU 10.0
+#               rebuilt with tests/vm/qemu-patches/, from fetch-qemu.sh),
+#               "debian13" (Debian 13's own binary) or "system" (this
+#               machine's qemu-system-*, Debian 12's 7.2). Only the first
+#               runs parallel vCPUs correctly (tests/vm/README.md); the
+#               others are for showing that (make emulator-check)
 #   -a ARGS     extra kernel command line
 #   -L LEVEL    kernel console loglevel (default 5: warnings and worse); /init
 #               also sends the whole kernel log to the status channel
@@ -38,7 +40,7 @@
 set -euo pipefail
 
 die() { echo "run.sh: $*" >&2; exit 2; }
-usage() { die "usage: run.sh [-r amd64|arm64] [-q trixie|system] [-t SEC] [-I SEC] [-m MIB] [-s CPUS] [-c] [-a ARGS] [-L LEVEL] -k VMLINUZ -i INITRD -l LOG [-- QEMU_ARG...]"; }
+usage() { die "usage: run.sh [-r amd64|arm64] [-q trixie|debian13|system] [-t SEC] [-I SEC] [-m MIB] [-s CPUS] [-c] [-a ARGS] [-L LEVEL] -k VMLINUZ -i INITRD -l LOG [-- QEMU_ARG...]"; }
 
 kernel='' initrd='' log='' append='' arch=amd64 emulator=trixie
 timeout=600 idle=240 mem=1024 cpus='' loglevel=5 icount=()
@@ -72,11 +74,14 @@ fi
 status=${log%.log}.status
 rm -f "$log" "$status"
 case $emulator in
-trixie)
+trixie | debian13)
 	qenv=$("$(dirname "$0")/fetch-qemu.sh" | tail -n 1) ||
 		die "cannot set up Debian 13's QEMU (tests/vm/fetch-qemu.sh)"
 	# shellcheck disable=SC1090
 	. "$qenv"
+	if [ "$emulator" = debian13 ]; then
+		QEMU_X86=$QEMU_X86_DEBIAN QEMU_ARM64=$QEMU_ARM64_DEBIAN
+	fi
 	read -r -a qemu_x86 <<<"$QEMU_X86"
 	read -r -a qemu_arm64 <<<"$QEMU_ARM64" ;;
 system)
