@@ -9,7 +9,7 @@
 # make demo           show, in a QEMU guest, 452 before and after the module
 # make stress         the long stress lane: load/unload under load on parallel
 #                     vCPUs, every kernel and preemption model
-# make emulator-check show why the guests run on Debian 13's QEMU
+# make emulator-check show why the guests run on a patched QEMU 10.0
 # make bench          measure the module's cost in a QEMU guest
 # make userspace      build libfchmodat2, the preload shim and fchmodat2ctl
 # make install-userspace  install them (PREFIX=/usr/local, DESTDIR)
@@ -25,7 +25,7 @@ KBUILD_VARS := $(if $(filter command line environment,$(origin CC)),CC=$(CC)) \
 
 TEST_CFLAGS := -O2 -Wall -Wextra -Werror -static -pthread
 TESTS := $(B)/fchmodat2_test $(B)/fchmodat2_test32 $(B)/bench $(B)/unload_test \
-	 $(B)/f2call $(B)/modload $(B)/stress $(B)/no452
+	 $(B)/f2call $(B)/modload $(B)/stress $(B)/no452 $(B)/widenr
 
 .PHONY: all deps module tests tests-arm64 install dkms-src uninstall check demo bench stress realsys emulator-check clean \
 	userspace install-userspace uninstall-userspace
@@ -123,7 +123,8 @@ stress: deps
 realsys: deps
 	tests/realsys/run.sh
 
-# Why the guests run on Debian 13's QEMU (tests/vm/README.md).
+# Why the guests run on Debian 13's QEMU with tests/vm/qemu-patches/
+# (tests/vm/README.md): the stock kernel on a busy host, three emulators.
 emulator-check: deps
 	$(MAKE) tests
 	tests/vm/emulator-check.sh

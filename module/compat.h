@@ -158,6 +158,36 @@ static inline int f2_unregister_ftrace_direct(struct ftrace_ops *ops,
 }
 #endif /* CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS */
 
+#if defined(CONFIG_X86_64) && defined(F2_DO_SYSCALL_64_LONG_NR)
+/*
+ * do_syscall_64() takes the system call number as an unsigned long on
+ * older kernels (5.10: "void do_syscall_64(unsigned long nr, struct
+ * pt_regs *regs)"), as an int on newer ones (6.1: "(struct pt_regs *regs,
+ * int nr)"); Kbuild reads which from the kernel's asm/syscall.h. With an
+ * unsigned long, the fast path (no entry work) dispatches all 64 bits,
+ * while on the slow path syscall_trace_enter() returns it truncated to an
+ * int (syscall_get_nr()).
+ */
+#define F2_HAVE_WIDE_SYSCALL_NR 1
+#include <linux/entry-common.h>
+
+/*
+ * Whether the current task has entry work other than the syscall
+ * tracepoint's: flags since 5.11 (commit 29915524f1f0 "entry: Expose
+ * helpers to migrate TIF to SYSCALL_WORK flags"), TIF flags before.
+ */
+static inline bool f2_entry_work_besides_tracepoint(void)
+{
+#ifdef SYSCALL_WORK_ENTER
+	return READ_ONCE(current_thread_info()->syscall_work) &
+		(SYSCALL_WORK_ENTER & ~SYSCALL_WORK_SYSCALL_TRACEPOINT);
+#else
+	return READ_ONCE(current_thread_info()->flags) &
+		(SYSCALL_ENTER_WORK & ~_TIF_SYSCALL_TRACEPOINT);
+#endif
+}
+#endif
+
 /*
  * Sleeping for good without holding back the freezer (and suspend): since
  * 6.1 a TASK_FREEZABLE sleep (commit f5d39b020809 "freezer,sched: Rewrite

@@ -57,6 +57,8 @@ void f2_x86_trace_enter_tramp(void);
 void f2_x86_tramp_body_ret(void);
 void f2_x86_tramp_serve_ret(void);
 long f2_x86_serve(long nr);
+void f2_x86_tramp_wide_ret(void);
+long f2_x86_wide_nr(long nr);
 
 #endif /* !__ASSEMBLY__ */
 #endif /* F2_FCHMODAT2_H */

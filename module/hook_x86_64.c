@@ -31,6 +31,7 @@ DEFINE_PER_CPU(long, f2_x86_inflight);
 static struct ftrace_ops f2_x86_direct_ops;
 static unsigned long f2_x86_target;
 static struct tracepoint *f2_x86_sys_enter;
+static struct tracepoint *f2_x86_sys_exit;
 static struct tracepoint *f2_x86_process_exit;
 static bool f2_x86_x32;
 
@@ -63,8 +64,19 @@ static void f2_x86_find_tracepoints(struct tracepoint *tp, void *priv)
 {
 	if (!strcmp(tp->name, "sys_enter"))
 		f2_x86_sys_enter = tp;
+	else if (!strcmp(tp->name, "sys_exit"))
+		f2_x86_sys_exit = tp;
 	else if (!strcmp(tp->name, "sched_process_exit"))
 		f2_x86_process_exit = tp;
+}
+
+static bool f2_x86_is_wide_ret(unsigned long addr)
+{
+#ifdef F2_HAVE_WIDE_SYSCALL_NR
+	return addr == (unsigned long)f2_x86_tramp_wide_ret;
+#else
+	return false;
+#endif
 }
 
 /*
@@ -84,7 +96,8 @@ static void f2_x86_exit_probe(void *data, struct task_struct *p)
 	n = stack_trace_save(entries, ARRAY_SIZE(entries), 0);
 	for (i = 0; i < n; i++) {
 		if (entries[i] == (unsigned long)f2_x86_tramp_body_ret ||
-		    entries[i] == (unsigned long)f2_x86_tramp_serve_ret) {
+		    entries[i] == (unsigned long)f2_x86_tramp_serve_ret ||
+		    f2_x86_is_wide_ret(entries[i])) {
 			this_cpu_dec(f2_x86_inflight);
 			return;
 		}
@@ -112,6 +125,38 @@ long f2_x86_serve(long nr)
 				(umode_t)regs->dx, (unsigned int)regs->r10);
 	return -1;
 }
+
+#ifdef F2_HAVE_WIDE_SYSCALL_NR
+/*
+ * Called from the trampoline for a number whose upper 32 bits are not zero
+ * (orig_ax), with what syscall_trace_enter() returned: the low 32 bits,
+ * sign-extended, or -1. Without the module, a task with no entry work
+ * takes do_syscall_64()'s fast path, which dispatches all 64 bits: ENOSYS.
+ * The module puts every task on the slow path by enabling the sys_enter
+ * tracepoint; for a task that would not be on it otherwise (no other entry
+ * work, the tracepoint's only probe is ours, sys_exit not enabled), give
+ * do_syscall_64() the whole number, as without the module. Otherwise the
+ * kernel truncates it anyway, and 452's low bits get fchmodat2 as any
+ * other number's get their call.
+ */
+long f2_x86_wide_nr(long nr)
+{
+	struct tracepoint_func *funcs;
+	bool alone;
+
+	if (!f2_entry_work_besides_tracepoint() &&
+	    !static_key_enabled(&f2_x86_sys_exit->key)) {
+		rcu_read_lock_sched_notrace();
+		funcs = rcu_dereference_sched(f2_x86_sys_enter->funcs);
+		alone = funcs && funcs[0].func == f2_x86_probe &&
+			!funcs[1].func;
+		rcu_read_unlock_sched_notrace();
+		if (alone)
+			return current_pt_regs()->orig_ax;
+	}
+	return f2_x86_serve(nr);
+}
+#endif
 
 static long f2_x86_inflight_sum(void)
 {
@@ -182,8 +227,8 @@ int f2_arch_hook_install(void)
 		return -ENOENT;
 
 	for_each_kernel_tracepoint(f2_x86_find_tracepoints, NULL);
-	if (!f2_x86_sys_enter || !f2_x86_process_exit) {
-		pr_err("sys_enter or sched_process_exit tracepoint not found: unsupported kernel\n");
+	if (!f2_x86_sys_enter || !f2_x86_sys_exit || !f2_x86_process_exit) {
+		pr_err("sys_enter, sys_exit or sched_process_exit tracepoint not found: unsupported kernel\n");
 		return -ENOENT;
 	}
 

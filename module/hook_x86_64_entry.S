@@ -23,6 +23,10 @@
 #include <linux/objtool.h>
 #include <asm/unwind_hints.h>
 #include <asm/unistd.h>
+#include <asm/ptrace-abi.h>
+#ifdef F2_DO_SYSCALL_64_LONG_NR
+#include <asm/asm-offsets.h>
+#endif
 #include "fchmodat2.h"
 
 /*
@@ -35,6 +39,13 @@
 #define F2_NOENDBR
 #endif
 
+/*
+ * Where do_syscall_64() takes the number as an unsigned long (Kbuild reads
+ * it from asm/syscall.h; F2_HAVE_WIDE_SYSCALL_NR in compat.h), a number
+ * with bits above the low 32 (orig_ax in the task's pt_regs, at the top of
+ * its stack, cpu_tss_rw.x86_tss.sp1 on those kernels) goes to
+ * f2_x86_wide_nr(), which decides what it dispatches to.
+ */
 	.text
 SYM_FUNC_START(f2_x86_trace_enter_tramp)
 	/* (%rsp): syscall_trace_enter() past its fentry site */
@@ -51,6 +62,12 @@ SYM_FUNC_START(f2_x86_trace_enter_tramp)
 SYM_INNER_LABEL(f2_x86_tramp_body_ret, SYM_L_GLOBAL)
 	F2_NOENDBR
 	UNWIND_HINT_FUNC
+#ifdef F2_DO_SYSCALL_64_LONG_NR
+	/* a number with bits above the low 32: rare, decided in C */
+	movq	PER_CPU_VAR(cpu_tss_rw + TSS_sp1), %r11
+	cmpl	$0, ORIG_RAX + 4 - PTREGS_SIZE(%r11)
+	jne	.Lf2_wide
+#endif
 	/* %rax: the number to dispatch; only its low 32 bits count */
 	movl	%eax, %r11d
 	andl	$~__X32_SYSCALL_BIT, %r11d
@@ -65,6 +82,15 @@ SYM_INNER_LABEL(f2_x86_tramp_serve_ret, SYM_L_GLOBAL)
 	F2_NOENDBR
 	decq	PER_CPU_VAR(f2_x86_inflight)
 	RET
+#ifdef F2_DO_SYSCALL_64_LONG_NR
+.Lf2_wide:
+	movq	%rax, %rdi
+	call	f2_x86_wide_nr
+SYM_INNER_LABEL(f2_x86_tramp_wide_ret, SYM_L_GLOBAL)
+	F2_NOENDBR
+	decq	PER_CPU_VAR(f2_x86_inflight)
+	RET
+#endif
 .Lf2_enter_body:
 	/* a return, not an indirect jump: the target has no ENDBR */
 	pushq	%r11

@@ -181,7 +181,8 @@ for entry in "${matrix[@]}"; do
 	module)
 		script=$top/tests/guest/check.sh
 		files+=("$bin/unload_test" "$out/dkms/fchmodat2.ko"
-			"$out/hog/f2_hog.ko" "$out/hog/f2_killftrace.ko") ;;
+			"$out/hog/f2_hog.ko" "$out/hog/f2_killftrace.ko")
+		[ "$DEBARCH" = amd64 ] && files+=("$B/widenr") ;;
 	eval)
 		files+=("$out/module/fchmodat2.ko") ;;
 	esac
