@@ -22,6 +22,7 @@
 #include <linux/ptrace.h>
 #include <linux/compat.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/stacktrace.h>
 #include <asm/syscall.h>
 #include "fchmodat2.h"
@@ -70,6 +71,8 @@ static void f2_x86_find_tracepoints(struct tracepoint *tp, void *priv)
 		f2_x86_process_exit = tp;
 }
 
+static bool f2_x86_in_tramp(const unsigned long *entries, unsigned int n);
+
 static bool f2_x86_is_wide_ret(unsigned long addr)
 {
 #ifdef F2_HAVE_WIDE_SYSCALL_NR
@@ -89,19 +92,13 @@ static bool f2_x86_is_wide_ret(unsigned long addr)
 static void f2_x86_exit_probe(void *data, struct task_struct *p)
 {
 	unsigned long entries[32];
-	unsigned int i, n;
+	unsigned int n;
 
 	if (p != current || !p->seccomp.mode)
 		return;
 	n = stack_trace_save(entries, ARRAY_SIZE(entries), 0);
-	for (i = 0; i < n; i++) {
-		if (entries[i] == (unsigned long)f2_x86_tramp_body_ret ||
-		    entries[i] == (unsigned long)f2_x86_tramp_serve_ret ||
-		    f2_x86_is_wide_ret(entries[i])) {
-			this_cpu_dec(f2_x86_inflight);
-			return;
-		}
-	}
+	if (f2_x86_in_tramp(entries, n))
+		this_cpu_dec(f2_x86_inflight);
 }
 
 /* Called from the trampoline for a number whose low bits say 452. */
@@ -157,6 +154,51 @@ long f2_x86_wide_nr(long nr)
 	return f2_x86_serve(nr);
 }
 #endif
+
+/*
+ * Naming the tasks an unload waits for: stack_trace_save_tsk() is not
+ * exported; resolved at load time, and without it the log gives only
+ * their number.
+ */
+static unsigned int (*f2_x86_save_tsk)(struct task_struct *task,
+				       unsigned long *store,
+				       unsigned int size, unsigned int skip);
+
+/* Whether a stack holds one of the trampoline's return addresses. */
+static bool f2_x86_in_tramp(const unsigned long *entries, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (entries[i] == (unsigned long)f2_x86_tramp_body_ret ||
+		    entries[i] == (unsigned long)f2_x86_tramp_serve_ret ||
+		    f2_x86_is_wide_ret(entries[i]))
+			return true;
+	return false;
+}
+
+static void f2_x86_name_waiters(void)
+{
+	struct task_struct *g, *t;
+	unsigned long entries[32];
+	unsigned int n;
+
+	if (!f2_x86_save_tsk)
+		return;
+	rcu_read_lock();
+	for_each_process_thread(g, t) {
+		if (t == current)
+			continue;
+		n = f2_x86_save_tsk(t, entries, ARRAY_SIZE(entries), 0);
+		if (f2_x86_in_tramp(entries, n))
+			pr_info("unload waits for pid %d (%s): %s\n",
+				task_pid_nr(t), t->comm,
+				task_is_stopped_or_traced(t) ?
+				"stopped by a tracer in system call entry" :
+				"in system call entry (a seccomp supervisor, or fchmodat2 itself)");
+	}
+	rcu_read_unlock();
+}
 
 static long f2_x86_inflight_sum(void)
 {
@@ -219,9 +261,13 @@ static bool f2_x86_x32_enabled(void)
 
 int f2_arch_hook_install(void)
 {
+	unsigned long addr;
 	int err;
 
 	f2_x86_x32 = f2_x86_x32_enabled();
+	addr = f2_lookup_name("stack_trace_save_tsk");
+	if (addr && f2_callable(addr, NULL))
+		f2_x86_save_tsk = (void *)addr;
 	f2_x86_target = f2_x86_find_target();
 	if (!f2_x86_target)
 		return -ENOENT;
@@ -276,7 +322,7 @@ out_unregister_exit:
 
 void f2_arch_hook_remove(void)
 {
-	unsigned int waited = 0;
+	unsigned long next;
 	int err;
 
 	/* First: if it fails, nothing is torn down and 452 keeps working. */
@@ -303,10 +349,14 @@ void f2_arch_hook_remove(void)
 	 * a sum of zero cannot be a torn read of a live count.
 	 */
 	smp_mb(); /* the unregistration before the counters' reads */
+	next = jiffies + 10 * HZ;
 	while (f2_x86_inflight_sum()) {
-		if (++waited % 500 == 0)
+		if (time_after(jiffies, next)) {
 			pr_info("unload waits for %ld task(s) inside system call entry\n",
 				f2_x86_inflight_sum());
+			f2_x86_name_waiters();
+			next = jiffies + 10 * HZ;
+		}
 		msleep(20);
 	}
 	smp_mb(); /* the counters' reads before what follows */

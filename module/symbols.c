@@ -72,14 +72,16 @@ bool f2_ftrace_dead(void)
  * i_rwsem and mount write access held. The module calls them only where
  * IBT is not enforced or they kept their ENDBR, and refuses to load
  * otherwise. (QEMU's TCG does not enforce IBT: this is argued, not shown.)
+ * NAME NULL: a function the module can do without, no log line.
  */
 bool f2_callable(unsigned long addr, const char *name)
 {
 #ifdef CONFIG_X86_KERNEL_IBT
 	if (cpu_feature_enabled(X86_FEATURE_IBT) &&
 	    *(u32 *)addr != gen_endbr()) {
-		pr_err("Indirect Branch Tracking is enforced and %s has no ENDBR (sealed): the module cannot call it; boot with ibt=off to use it\n",
-		       name);
+		if (name)
+			pr_err("Indirect Branch Tracking is enforced and %s has no ENDBR (sealed): the module cannot call it; boot with ibt=off to use it\n",
+			       name);
 		return false;
 	}
 #endif

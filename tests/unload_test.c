@@ -4,6 +4,8 @@
  * root with fchmodat2.ko loaded; ends with the module unloaded.
  *
  *   unload_test ptrace DIR   a task stopped by ptrace at the entry of 452
+ *   unload_test named DIR    the same, rmmod waiting long enough (12 s) to
+ *                            name the task in the kernel log (x86_64)
  *   unload_test seccomp DIR  a task whose 452 a seccomp USER_NOTIF
  *                            supervisor holds
  *   unload_test uffd DIR     a task asleep in the handler (its path is on a
@@ -40,6 +42,7 @@
 #include <sys/uio.h>
 #include <sys/user.h>
 #include <sys/wait.h>
+#include <sys/klog.h>
 #include <time.h>
 
 #include "../userspace/fchmodat2.h"	/* __NR_fchmodat2, AT_ flags */
@@ -95,13 +98,41 @@ static pid_t start_rmmod(void)
 	return pid;
 }
 
+static int named;		/* "named": wait for the log line naming it */
+static pid_t parked;		/* the task parked inside */
+
+/* Whether the kernel log has LINE. */
+static int klog_has(const char *line)
+{
+	static char buf[1 << 20];
+	int n = klogctl(3 /* SYSLOG_ACTION_READ_ALL */, buf, sizeof(buf) - 1);
+
+	if (n < 0)
+		return 0;
+	buf[n] = 0;
+	return strstr(buf, line) != NULL;
+}
+
 /* rmmod must still be waiting, with the module going. */
 static void check_rmmod_waits(pid_t rmmod)
 {
-	char state[32] = "";
+	char state[32] = "", line[128];
 	int status;
 
 	sleep(2);
+	if (named) {
+		int i;
+
+		/* the unload names what it waits for after 10 s, and so on */
+		snprintf(line, sizeof(line),
+			 "unload waits for pid %d (unload_test): stopped by a tracer",
+			 (int)parked);
+		for (i = 0; i < 60 && !klog_has(line); i++)
+			usleep(500000);
+		result(klog_has(line), "rmmod names the task it waits for in the kernel log");
+		if (!klog_has(line))
+			printf("# not in the log: %s\n", line);
+	}
 	result(waitpid(rmmod, &status, WNOHANG) == 0,
 	       "rmmod waits while a task is inside the module");
 	result(module_state(state, sizeof(state)) == 0 &&
@@ -250,6 +281,7 @@ static void test_ptrace(void)
 	       "tracee stopped at the entry of 452");
 
 	check_stack(child);
+	parked = child;
 	rmmod = start_rmmod();
 	if (stops_inside)
 		check_rmmod_waits(rmmod);
@@ -435,7 +467,7 @@ int main(int argc, char **argv)
 	int fd, plan;
 
 	if (argc != 3) {
-		fprintf(stderr, "usage: %s ptrace|seccomp|uffd|loop DIR\n", argv[0]);
+		fprintf(stderr, "usage: %s ptrace|named|seccomp|uffd|loop DIR\n", argv[0]);
 		return 2;
 	}
 	snprintf(file, sizeof(file), "%s/unload.%d", argv[2], (int)getpid());
@@ -447,8 +479,10 @@ int main(int argc, char **argv)
 	close(fd);
 	if (!strcmp(argv[1], "loop"))
 		return test_loop();
-	if (!strcmp(argv[1], "ptrace")) {
-		plan = stops_inside ? 9 : 6;
+	if (!strcmp(argv[1], "ptrace") ||
+	    (!strcmp(argv[1], "named") && stops_inside)) {
+		named = !strcmp(argv[1], "named");
+		plan = stops_inside ? 9 + named : 6;
 		test = test_ptrace;
 	} else if (!strcmp(argv[1], "seccomp")) {
 		plan = stops_inside ? 8 : 6;
