@@ -9,7 +9,8 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 # series | what the VM does | label | kernel command line. Every guest runs
-# on two vCPUs in parallel (multi-threaded TCG, Debian 13's QEMU).
+# on two vCPUs in parallel (multi-threaded TCG, Debian 13's QEMU with
+# tests/vm/qemu-patches/).
 matrix=(
 	"5.10|module|Debian 11|"
 	"5.10-rt|module|Debian 11 PREEMPT_RT|"

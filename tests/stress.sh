@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # stress.sh [--short] [TARGET...]: the stress lane (tests/guest/stress.sh)
-# on parallel vCPUs (two, multi-threaded TCG, Debian 13's QEMU), one boot
+# on parallel vCPUs (two, multi-threaded TCG, patched Debian 13 QEMU), one boot
 # per kernel and preemption model:
 #
 #   5.10        Debian 11, PREEMPT_VOLUNTARY (Debian's default)

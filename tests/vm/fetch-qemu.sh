@@ -87,6 +87,11 @@ for deb in "$state"/cache/archives/*.deb; do
 	dpkg-deb -x "$deb" "$dir/root"
 done
 version=$(dpkg-deb -f "$state"/cache/archives/qemu-system-x86_*.deb Version)
+# The source's version: the binary's, unless a rebuild (binNMU) says
+# "Source: qemu (VERSION)".
+src_version=$(dpkg-deb -f "$state"/cache/archives/qemu-system-x86_*.deb Source |
+	sed -n 's/.*(\(.*\)).*/\1/p')
+src_version=${src_version:-$version}
 
 # The same version from Debian's source (the Sources index is signed like
 # the packages), with the patches; meson 1.5+ (Debian 12 has 1.0) and
@@ -97,7 +102,7 @@ work=$dir/build
 rm -rf "$work"
 mkdir -p "$work/tools"
 (cd "$work" && apt-get "${apt_opts[@]}" -o Debug::NoLocking=1 \
-	-o APT::Sandbox::User=root --download-only source "qemu=$version" &&
+	-o APT::Sandbox::User=root --download-only source "qemu=$src_version" &&
 	apt-get "${apt_opts[@]}" -o Debug::NoLocking=1 \
 		-o APT::Sandbox::User=root download meson python3-pycotap) \
 	>"$dir/build.log" 2>&1 ||
@@ -105,7 +110,7 @@ mkdir -p "$work/tools"
 for deb in "$work"/*.deb; do
 	dpkg-deb -x "$deb" "$work/tools"
 done
-upstream=${version#*:}
+upstream=${src_version#*:}
 upstream=${upstream%-*}
 tar -C "$work" -xf "$work/qemu_$upstream.orig.tar"*
 src=$(find "$work" -mindepth 1 -maxdepth 1 -type d -name 'qemu-*' | head -n 1)
