@@ -41,7 +41,7 @@ static void calls(void)
 	long ret;
 
 	close(open(path, O_CREAT | O_WRONLY, 0600));
-	for (i = 0; i < sizeof(numbers) / sizeof(numbers[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(numbers); i++) {
 		chmod(path, 0600);
 		errno = 0;
 		ret = syscall(numbers[i], AT_FDCWD, path, 0644, 0);
