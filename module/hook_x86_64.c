@@ -83,18 +83,22 @@ static bool f2_x86_is_wide_ret(unsigned long addr)
 }
 
 /*
- * seccomp kills a task inside syscall_trace_enter() (strict mode, and
+ * A task can exit inside the counted region and never return into the
+ * trampoline: seccomp kills it inside syscall_trace_enter() (strict mode,
  * SECCOMP_RET_KILL_THREAD, or KILL_PROCESS before 5.11's signal-based
- * kill): it exits there and never returns into the trampoline. Take it out
- * of the in-flight count as it exits, when its own stack shows it was in
- * the trampoline. Only tasks under seccomp can exit there.
+ * kill), Syscall User Dispatch calls do_exit() there on 5.11 to 5.15, and
+ * an oops in a filesystem under the handler ends the task inside it.
+ * Whatever killed it, take it out of the in-flight count as it exits, when
+ * its own stack shows it was in the trampoline (the unwinder is exact:
+ * compat.h refuses the guessing one). Every task exit pays one unwind
+ * while the module is loaded; a normal exit has long left the trampoline.
  */
 static void f2_x86_exit_probe(void *data, struct task_struct *p)
 {
 	unsigned long entries[32];
 	unsigned int n;
 
-	if (p != current || !p->seccomp.mode)
+	if (p != current)
 		return;
 	n = stack_trace_save(entries, ARRAY_SIZE(entries), 0);
 	if (f2_x86_in_tramp(entries, n))

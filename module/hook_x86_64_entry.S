@@ -13,10 +13,10 @@
  * f2_x86_inflight counts tasks between the first and the last instruction
  * that may sleep here (ptrace stops and seccomp notifications inside
  * syscall_trace_enter(), the handler itself), so that unloading waits
- * for them. A task that exits in there (seccomp kills inside
- * syscall_trace_enter()) never comes back: hook_x86_64.c takes it out of
- * the count when it exits, finding the return addresses below on its
- * stack.
+ * for them. A task that exits in there (a seccomp kill, Syscall User
+ * Dispatch's do_exit(), an oops in the handler) never comes back:
+ * hook_x86_64.c takes it out of the count when it exits, finding the
+ * return addresses below on its stack.
  */
 #include <linux/linkage.h>
 #include <asm/percpu.h>
