@@ -7,6 +7,8 @@
 # make tests          build the test program and the benchmark (static)
 # make check          test natively, then in a QEMU guest with the module
 # make demo           show, in a QEMU guest, 452 before and after the module
+# make check-debug    build the debug kernel (KASAN, lockdep; once, about
+#                     20 minutes) and test on it; make check then does too
 # make stress         the long stress lane: load/unload under load on parallel
 #                     vCPUs, every kernel and preemption model
 # make emulator-check show why the guests run on a patched QEMU 10.0
@@ -27,7 +29,7 @@ TEST_CFLAGS := -O2 -Wall -Wextra -Werror -static -pthread
 TESTS := $(B)/fchmodat2_test $(B)/fchmodat2_test32 $(B)/bench $(B)/unload_test \
 	 $(B)/f2call $(B)/modload $(B)/stress $(B)/no452 $(B)/widenr
 
-.PHONY: all deps module tests tests-arm64 install dkms-src uninstall check demo bench stress realsys emulator-check clean \
+.PHONY: all deps module tests tests-arm64 install dkms-src uninstall check check-debug demo bench stress realsys emulator-check clean \
 	userspace install-userspace uninstall-userspace
 
 all: module
@@ -75,7 +77,7 @@ $(B)/%: tests/%.c $(TEST_HEADERS)
 
 # The same programs for the arm64 guest: AArch64, and AArch32 for the
 # 32-bit compat ABI.
-ARM64_TESTS := $(addprefix $(B)/arm64/,fchmodat2_test fchmodat2_test32 \
+ARM64_TESTS := $(addprefix $(B)/arm64/,fchmodat2_test fchmodat2_test32 f2call \
 		unload_test modload bench stress)
 
 tests-arm64: $(ARM64_TESTS)
@@ -106,6 +108,13 @@ deps:
 check: deps
 	$(MAKE) tests tests-arm64
 	tests/check.sh
+
+# The debug kernel's lane alone (plus the native rows); builds the kernel
+# first if it is not cached.
+check-debug: deps
+	$(MAKE) tests tests-arm64
+	tests/vm/build-debug-kernel.sh
+	F2_DEBUG=1 F2_SERIES=6.1-debug tests/check.sh
 
 demo:
 	tests/demo.sh

@@ -23,6 +23,9 @@
 #include <linux/ptrace.h>
 #include <linux/compat.h>
 #include <linux/rcupdate.h>
+#include <linux/tracepoint.h>
+#include <linux/stacktrace.h>
+#include <linux/module.h>
 #include "fchmodat2.h"
 
 /*
@@ -35,6 +38,9 @@
  * is fchmodat2's only cost.
  */
 static DEFINE_PER_CPU(unsigned long, f2_arm64_entered);
+/* Tasks that died inside the handler (see f2_arm64_exit_probe()). */
+static DEFINE_PER_CPU(unsigned long, f2_arm64_exited);
+static struct tracepoint *f2_arm64_process_exit;
 
 const char *f2_arch_mechanism(void)
 {
@@ -87,18 +93,54 @@ static struct ftrace_ops f2_arm64_ops = {
 };
 
 /*
+ * A task can die inside the handler and never count itself served or
+ * refused: an oops in a filesystem under notify_change() ends it there.
+ * Count it as it exits, when its own stack shows the handler: its system
+ * call is 452 (the handler runs for no other, and nothing rewrites the
+ * number while the task is inside it), and past the frames of this probe
+ * and of the kernel's exit path the stack holds a return address into
+ * this module's text. Only exits during a 452 call pay for the unwind.
+ */
+static void f2_arm64_exit_probe(void *data, struct task_struct *p)
+{
+	unsigned long entries[32];
+	unsigned int n, i = 0;
+
+	if (p != current || current_pt_regs()->syscallno != F2_NR_FCHMODAT2)
+		return;
+	n = stack_trace_save(entries, ARRAY_SIZE(entries), 0);
+	/* this probe's own frames */
+	while (i < n && within_module_core(entries[i], THIS_MODULE))
+		i++;
+	for (; i < n; i++) {
+		if (within_module_core(entries[i], THIS_MODULE)) {
+			this_cpu_inc(f2_arm64_exited);
+			return;
+		}
+	}
+}
+
+static void f2_arm64_find_tracepoint(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "sched_process_exit"))
+		f2_arm64_process_exit = tp;
+}
+
+/*
  * Once no call can enter any more, the entered count is final and the
- * served and refused counts only grow towards it.
+ * served, refused and exited counts only grow towards it.
  */
 static unsigned long f2_arm64_inflight(void)
 {
-	unsigned long entered = 0, served, refused;
+	unsigned long entered = 0, exited = 0, served, refused;
 	int cpu;
 
-	for_each_possible_cpu(cpu)
+	for_each_possible_cpu(cpu) {
 		entered += per_cpu(f2_arm64_entered, cpu);
+		exited += per_cpu(f2_arm64_exited, cpu);
+	}
 	f2_syscall_stats(&served, &refused);
-	return entered - served - refused;
+	return entered - served - refused - exited;
 }
 
 /*
@@ -128,12 +170,26 @@ int f2_arch_hook_install(void)
 		pr_err("sys_ni_syscall not found: unsupported kernel\n");
 		return -ENOENT;
 	}
+	for_each_kernel_tracepoint(f2_arm64_find_tracepoint, NULL);
+	if (!f2_arm64_process_exit) {
+		pr_err("sched_process_exit tracepoint not found: unsupported kernel\n");
+		return -ENOENT;
+	}
 	err = f2_arm64_set_filter(addr);
 	if (err) {
 		pr_err("sys_ni_syscall has no ftrace call site where expected (ftrace_set_filter_ip: %d): unsupported kernel\n",
 		       err);
 		return err;
 	}
+	/* Before the hook: no task may die inside uncounted. */
+	err = tracepoint_probe_register(f2_arm64_process_exit,
+					f2_arm64_exit_probe, NULL);
+	if (err) {
+		pr_err("cannot probe the sched_process_exit tracepoint: %d\n",
+		       err);
+		goto out_free_filter;
+	}
+	/* Last: nothing can fail once tasks can enter the handler. */
 	err = register_ftrace_function(&f2_arm64_ops);
 	if (err) {
 		if (err == -EBUSY)
@@ -142,8 +198,15 @@ int f2_arch_hook_install(void)
 		else
 			pr_err("cannot hook sys_ni_syscall (register_ftrace_function: %d)\n",
 			       err);
-		ftrace_free_filter(&f2_arm64_ops);
+		tracepoint_probe_unregister(f2_arm64_process_exit,
+					    f2_arm64_exit_probe, NULL);
+		tracepoint_synchronize_unregister();
+		goto out_free_filter;
 	}
+	return 0;
+
+out_free_filter:
+	ftrace_free_filter(&f2_arm64_ops);
 	return err;
 }
 
@@ -178,4 +241,8 @@ void f2_arch_hook_remove(void)
 	 * synchronize_rcu(), until every CPU has scheduled.
 	 */
 	synchronize_rcu_tasks();
+	/* Only now: a task may die inside the handler while we wait. */
+	tracepoint_probe_unregister(f2_arm64_process_exit, f2_arm64_exit_probe,
+				    NULL);
+	tracepoint_synchronize_unregister();
 }

@@ -24,6 +24,8 @@
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/stacktrace.h>
+#include <linux/kdebug.h>
+#include <linux/limits.h>
 #include <asm/syscall.h>
 #include "fchmodat2.h"
 
@@ -86,12 +88,12 @@ static bool f2_x86_is_wide_ret(unsigned long addr)
  * A task can exit inside the counted region and never return into the
  * trampoline: seccomp kills it inside syscall_trace_enter() (strict mode,
  * SECCOMP_RET_KILL_THREAD, or KILL_PROCESS before 5.11's signal-based
- * kill), Syscall User Dispatch calls do_exit() there on 5.11 to 5.15, and
- * an oops in a filesystem under the handler ends the task inside it.
+ * kill), Syscall User Dispatch calls do_exit() there on 5.11 to 5.15.
  * Whatever killed it, take it out of the in-flight count as it exits, when
  * its own stack shows it was in the trampoline (the unwinder is exact:
  * compat.h refuses the guessing one). Every task exit pays one unwind
  * while the module is loaded; a normal exit has long left the trampoline.
+ * An oops is counted by f2_x86_die() instead, before its stack is gone.
  */
 static void f2_x86_exit_probe(void *data, struct task_struct *p)
 {
@@ -104,6 +106,35 @@ static void f2_x86_exit_probe(void *data, struct task_struct *p)
 	if (f2_x86_in_tramp(entries, n))
 		this_cpu_dec(f2_x86_inflight);
 }
+
+/*
+ * An oops ends the task inside the counted region too, but on x86
+ * oops_end() rewinds the stack before make_task_dead(): by the time it
+ * exits nothing on its stack shows the trampoline. Look while it still
+ * does: the die chain runs on the dying task, before the rewind. Last in
+ * the chain, so that when it runs no notifier kept the task alive (kgdb's
+ * NOTIFY_STOP ends the chain before it), and it returns NOTIFY_DONE: the
+ * task dies, or the machine panics (an oops in interrupt context, or
+ * panic_on_oops).
+ */
+static int f2_x86_die(struct notifier_block *nb, unsigned long val,
+		      void *data)
+{
+	unsigned long entries[48];
+	unsigned int n;
+
+	if (val != DIE_OOPS || in_interrupt())
+		return NOTIFY_DONE;
+	n = stack_trace_save(entries, ARRAY_SIZE(entries), 0);
+	if (f2_x86_in_tramp(entries, n))
+		this_cpu_dec(f2_x86_inflight);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block f2_x86_die_nb = {
+	.notifier_call = f2_x86_die,
+	.priority = INT_MIN,
+};
 
 /* Called from the trampoline for a number whose low bits say 452. */
 long f2_x86_serve(long nr)
@@ -282,12 +313,17 @@ int f2_arch_hook_install(void)
 		return -ENOENT;
 	}
 
+	err = register_die_notifier(&f2_x86_die_nb);
+	if (err) {
+		pr_err("cannot register a die notifier: %d\n", err);
+		return err;
+	}
 	err = tracepoint_probe_register(f2_x86_process_exit, f2_x86_exit_probe,
 					NULL);
 	if (err) {
 		pr_err("cannot probe the sched_process_exit tracepoint: %d\n",
 		       err);
-		return err;
+		goto out_unregister_die;
 	}
 
 	err = tracepoint_probe_register(f2_x86_sys_enter, f2_x86_probe, NULL);
@@ -321,6 +357,8 @@ out_unregister_exit:
 	tracepoint_probe_unregister(f2_x86_process_exit, f2_x86_exit_probe,
 				    NULL);
 	tracepoint_synchronize_unregister();
+out_unregister_die:
+	unregister_die_notifier(&f2_x86_die_nb);
 	return err;
 }
 
@@ -367,6 +405,7 @@ void f2_arch_hook_remove(void)
 	/* Only now: a task may exit inside the trampoline while we wait. */
 	tracepoint_probe_unregister(f2_x86_process_exit, f2_x86_exit_probe,
 				    NULL);
+	unregister_die_notifier(&f2_x86_die_nb);
 	/* ...and between the decrement and the return. */
 	synchronize_rcu_tasks();
 	tracepoint_synchronize_unregister();

@@ -21,6 +21,16 @@ matrix=(
 	"6.12-deb12|eval|Debian 12 (6.12)|"
 	"6.1-arm64|module|Debian 12 arm64|"
 )
+# The debug kernel (tests/vm/build-debug-kernel.sh): Debian's 6.1 source
+# with KASAN, KFENCE, lockdep, atomic-sleep checks, full preemption, and
+# without the symlink block in notify_change (6.1 before 6.1.55). Built by
+# make check-debug (about 20 minutes, once per machine); make check runs
+# its lane (suite, stress, gatekeepers) whenever it is cached.
+debug=
+if [ -n "${F2_DEBUG:-}" ] || "$top/tests/vm/build-debug-kernel.sh" --cached >/dev/null; then
+	debug=6.1-debug
+	matrix+=("6.1-debug|module|6.1 debug (KASAN, lockdep)|")
+fi
 # F2_SERIES="6.1 5.10" narrows the matrix (for development).
 if [ -n "${F2_SERIES:-}" ]; then
 	for i in "${!matrix[@]}"; do
@@ -209,13 +219,28 @@ for entry in "${matrix[@]}"; do
 	grep -q 'harness: the kernel log is clean' "$out/console.log" || console=DIRTY
 	[ "$rc" = 2 ] && console="VM-DIED"
 	row "$label $KREL" "$build" "${load:--}" "$p" "$f" "$s" "${unload:--}" "$console"
+
+	# Issue 15 #1: a task oopses inside the handler (tests/guest/oops.sh),
+	# in a boot of its own (an oops turns lockdep off for good).
+	[ "$mode" = module ] && [ -z "$append" ] || continue
+	f2_stage "$out/oops" "$top/tests/guest/oops.sh" "$bin/f2call" \
+		"$top/tests/guest/steps.sh" "$out/dkms/fchmodat2.ko" \
+		"$out/hog/f2_oops.ko"
+	f2_boot "$out/oops" "$out/oops.cpio.gz" "$out/oops-console.log" \
+		-t 600 -O >"$out/oops-verdict"
+	rc=$?
+	cat "$out/oops-verdict"
+	tr -d '\r' <"$out/oops-console.log" | grep -E '^not ok'
+	count "$out/oops-console.log" "$rc"
+	unload=$(tr -d '\r' <"$out/oops-console.log" | sed -n 's/^F2-RESULT unload //p' | tail -n 1)
+	row "$label $KREL: oops inside" "$([ "$rc" = 0 ] && echo ok || echo FAIL)" - "$p" "$f" "$s" "${unload:--}" -
 done
 
 # The short stress lane (make stress runs the long one): load/unload
 # cycles and unloads with calls parked, under system-call load on parallel
 # vCPUs, on every kernel and preemption model the module supports.
 st_targets=()
-for t in 5.10 5.10-rt 6.1 6.1-full 6.1-rt 6.1-arm64; do
+for t in 5.10 5.10-rt 6.1 6.1-full 6.1-rt 6.1-arm64 $debug; do
 	case " ${F2_SERIES:-${t%-full}} " in *" ${t%-full} "*) st_targets+=("$t") ;; esac
 done
 if [ "${#st_targets[@]}" -gt 0 ]; then
@@ -237,8 +262,8 @@ fi
 # credentials, AppArmor and Debian 13's glibc and chmod, compared per test
 # with native kernels (this machine, Debian 13's 6.12); one boot per kernel.
 gk_series=host
-for k in 6.12 5.10 6.1; do
-	case " ${F2_SERIES:-6.12 5.10 6.1} " in *" $k "*) gk_series+=" $k" ;; esac
+for k in 6.12 5.10 6.1 $debug; do
+	case " ${F2_SERIES:-6.12 5.10 6.1 $debug} " in *" $k "*) gk_series+=" $k" ;; esac
 done
 echo "== gatekeepers: $gk_series"
 # shellcheck disable=SC2086 # a list of series

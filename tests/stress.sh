@@ -11,6 +11,8 @@
 #   6.1-rt      Debian 12's PREEMPT_RT flavour
 #   5.10-rt     Debian 11's PREEMPT_RT flavour
 #   6.1-arm64   Debian 12 on arm64
+#   6.1-debug   the debug kernel (tests/vm/build-debug-kernel.sh), full
+#               preemption, KASAN and lockdep: only when asked for
 #
 # make stress runs the long lane (1000 load/unload cycles on 5.10, 6.1 and
 # arm64, 200 on the preemption variants, 1000 tracepoint toggles, 5 rounds
@@ -35,13 +37,13 @@ for t in "${targets[@]}"; do
 	series=$t append=''
 	case $t in
 	6.1-full) series=6.1 append=preempt=full ;;
-	5.10 | 6.1 | 6.1-rt | 5.10-rt | 6.1-arm64) ;;
+	5.10 | 6.1 | 6.1-rt | 5.10-rt | 6.1-arm64 | 6.1-debug) ;;
 	*) echo "stress.sh: unknown target $t (${all[*]})" >&2; exit 2 ;;
 	esac
 	n=$cycles
-	# The preemption variants unload two to three times slower (RCU):
-	# fewer cycles in the long lane.
-	case $t in *-full | *-rt) [ "$n" -gt 200 ] && n=200 ;; esac
+	# The preemption variants unload two to three times slower (RCU),
+	# the debug kernel more: fewer cycles in the long lane.
+	case $t in *-full | *-rt | *-debug) [ "$n" -gt 200 ] && n=200 ;; esac
 	out=$B/stress-vm/$t
 	rm -rf "$out"
 	mkdir -p "$out"

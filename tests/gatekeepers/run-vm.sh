@@ -10,6 +10,8 @@
 #   6.12   Debian 13's kernel in QEMU, native fchmodat2 (no module)
 #   5.10   Debian 11's kernel in QEMU with fchmodat2.ko (built by DKMS)
 #   6.1    Debian 12's kernel in QEMU with fchmodat2.ko (built by DKMS)
+#   6.1-debug  the debug kernel (tests/vm/build-debug-kernel.sh: KASAN,
+#          lockdep, no symlink block in notify_change), with fchmodat2.ko
 #
 # Sets (build/gatekeepers/SERIES/results/SET.FS.BITS): test (the test
 # program), fs, creds on tmpfs, ext4, xfs, btrfs; ptrace, strace (Debian
@@ -208,7 +210,7 @@ run_vm() {
 	local series=$1 mode out files=() mods=() q=() fs rc
 
 	case $series in
-	5.10|6.1) mode=module ;;
+	5.10|6.1|6.1-debug) mode=module ;;
 	6.12) mode=native ;;
 	*) fail "unknown series $series"; return 1 ;;
 	esac
@@ -345,7 +347,7 @@ compare() {
 	[ "$n" -gt 0 ] || { echo "not ok 1 $run vs $ref: nothing to compare"; status=1; }
 }
 
-[ $# -gt 0 ] || { echo "usage: run-vm.sh host|6.12|5.10|6.1... | --compare REF RUN" >&2; exit 2; }
+[ $# -gt 0 ] || { echo "usage: run-vm.sh host|6.12|5.10|6.1|6.1-debug... | --compare REF RUN" >&2; exit 2; }
 if [ "$1" = --compare ] && [ $# = 3 ]; then
 	compare "$2" "$3"
 	exit "$status"
@@ -364,7 +366,7 @@ for s in "$@"; do
 	esac
 	done_labels+="$s "
 	case $s in
-	5.10|6.1)
+	5.10|6.1|6.1-debug)
 		for ref in host 6.12; do
 			if ! fresh "$ref" && [ "$done_labels" = "${done_labels/ $ref /}" ]; then
 				echo "# $ref results missing or from other binaries: making them"

@@ -47,6 +47,10 @@ case $series in
 *-arm64-rt) die "no PREEMPT_RT series for arm64 here: use 5.10-rt or 6.1-rt" ;;
 *-rt) flavour=rt-amd64 ;;
 esac
+case $series in
+# Not Debian's binaries: Debian's 6.1 source built with the bug detectors.
+6.1-debug) exec "$repo/tests/vm/build-debug-kernel.sh" ;;
+esac
 case ${series%-rt} in
 5.10)       suites="bullseye bullseye-security";  abi_re='5\.10\.0-[0-9]+' ;;
 6.1)        suites="bookworm bookworm-updates bookworm-security"

@@ -25,6 +25,10 @@
 #               runs parallel vCPUs correctly (tests/vm/README.md); the
 #               others are for showing that (make emulator-check)
 #   -a ARGS     extra kernel command line
+#   -O          the guest injects one oops on purpose (tests/guest/oops.sh):
+#               booted without oops=panic, and the lines from its
+#               "f2_oops: ... oopses" marker to the oops' "---[ end trace"
+#               do not count as a kernel bug (any other report still does)
 #   -L LEVEL    kernel console loglevel (default 5: warnings and worse); /init
 #               also sends the whole kernel log to the status channel
 #   -- ...      passed to QEMU as is (drives, ...)
@@ -40,11 +44,12 @@
 set -euo pipefail
 
 die() { echo "run.sh: $*" >&2; exit 2; }
-usage() { die "usage: run.sh [-r amd64|arm64] [-q trixie|debian13|system] [-t SEC] [-I SEC] [-m MIB] [-s CPUS] [-c] [-a ARGS] [-L LEVEL] -k VMLINUZ -i INITRD -l LOG [-- QEMU_ARG...]"; }
+usage() { die "usage: run.sh [-r amd64|arm64] [-q trixie|debian13|system] [-t SEC] [-I SEC] [-m MIB] [-s CPUS] [-c] [-a ARGS] [-O] [-L LEVEL] -k VMLINUZ -i INITRD -l LOG [-- QEMU_ARG...]"; }
 
 kernel='' initrd='' log='' append='' arch=amd64 emulator=trixie
 timeout=600 idle=240 mem=1024 cpus='' loglevel=5 icount=()
-while getopts k:i:l:t:I:m:s:ca:L:r:q: opt; do
+oops=oops=panic expected_oops=0
+while getopts k:i:l:t:I:m:s:ca:OL:r:q: opt; do
 	case $opt in
 	I) idle=$OPTARG ;;
 	q) emulator=$OPTARG ;;
@@ -57,6 +62,7 @@ while getopts k:i:l:t:I:m:s:ca:L:r:q: opt; do
 	s) cpus=$OPTARG ;;
 	c) icount=(-icount 'shift=0,sleep=off') ;;
 	a) append=$OPTARG ;;
+	O) oops='' expected_oops=1 ;;
 	L) loglevel=$OPTARG ;;
 	*) usage ;;
 	esac
@@ -117,7 +123,9 @@ threads=multi
 # the verdict below still fails on the missing F2-STATUS: || true only
 # keeps set -e from ending the script before it says so.
 find_kernel_bug() {
-	{ cat "$log" "$status" 2>/dev/null || true; } | tr -d '\r' | awk '
+	{ cat "$log" "$status" 2>/dev/null || true; } | tr -d '\r' | awk -v expected="$expected_oops" '
+	expected && /\[ *[0-9]+\.[0-9]+\] f2_oops: .* oopses in notify_change/ { inside = 1; next }
+	inside { if (/---\[ end trace/ || ++n > 150) inside = 0; next }
 	!found && /\[ *[0-9]+\.[0-9]+\] .*(WARNING:|BUG:|kernel BUG at|Oops|Call Trace|Kernel panic|blocked for more than|detected stall)/ {
 		print; found = 1
 	}'
@@ -130,7 +138,7 @@ rc=0
 timeout -k 10 "$timeout" "${qemu[@]}" \
 	-accel tcg,thread=$threads -m "$mem" -smp "$cpus" "${icount[@]}" \
 	-kernel "$kernel" -initrd "$initrd" \
-	-append "console=$console panic=-1 oops=panic loglevel=$loglevel $append" \
+	-append "console=$console panic=-1 $oops loglevel=$loglevel $append" \
 	-nodefaults -display none -monitor none -no-reboot "${serial[@]}" \
 	"$@" </dev/null &
 qpid=$!
