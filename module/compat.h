@@ -212,5 +212,22 @@ static inline void f2_sleep_forever(void)
 #endif
 }
 
+/*
+ * One short wait of an unload for the tasks still inside, as msleep() but
+ * idle (no hung-task report, no load: a wait behind a stopped tracer may
+ * be long) and freezable (suspend does not fail because of it).
+ */
+static inline void f2_unload_nap(unsigned int ms)
+{
+#ifdef F2_HAVE_TASK_FREEZABLE
+	set_current_state(TASK_IDLE | TASK_FREEZABLE);
+	schedule_timeout(msecs_to_jiffies(ms));
+#else
+	freezer_do_not_count();
+	schedule_timeout_idle(msecs_to_jiffies(ms));
+	freezer_count();
+#endif
+}
+
 #endif /* !__ASSEMBLY__ */
 #endif /* F2_COMPAT_H */

@@ -19,7 +19,6 @@
  */
 #include <linux/ftrace.h>
 #include <linux/percpu.h>
-#include <linux/delay.h>
 #include <linux/ptrace.h>
 #include <linux/compat.h>
 #include <linux/rcupdate.h>
@@ -231,7 +230,7 @@ void f2_arch_hook_remove(void)
 		if (++waited % 500 == 0)
 			pr_info("unload waits for %lu task(s) inside fchmodat2\n",
 				f2_arm64_inflight());
-		msleep(20);
+		f2_unload_nap(20);
 	}
 	smp_mb(); /* the counters' reads before what follows */
 	/*

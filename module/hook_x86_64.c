@@ -17,7 +17,6 @@
 #include <linux/ftrace.h>
 #include <linux/tracepoint.h>
 #include <linux/percpu.h>
-#include <linux/delay.h>
 #include <linux/jump_label.h>
 #include <linux/ptrace.h>
 #include <linux/compat.h>
@@ -399,7 +398,7 @@ void f2_arch_hook_remove(void)
 			f2_x86_name_waiters();
 			next = jiffies + 10 * HZ;
 		}
-		msleep(20);
+		f2_unload_nap(20);
 	}
 	smp_mb(); /* the counters' reads before what follows */
 	/* Only now: a task may exit inside the trampoline while we wait. */

@@ -113,6 +113,64 @@ static int klog_has(const char *line)
 	return strstr(buf, line) != NULL;
 }
 
+/* The state letter of PID in /proc (R, S, D, I, ...), or '?'. */
+static char proc_state(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return '?';
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return '?';
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : '?';
+}
+
+/* Write S to PATH: 0, or the errno. */
+static int write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY), err = 0;
+
+	if (fd < 0)
+		return errno;
+	if (write(fd, s, strlen(s)) < 0)
+		err = errno;
+	close(fd);
+	return err;
+}
+
+/*
+ * A long wait must not look like a hung task nor stop suspend: rmmod
+ * sleeps idle and freezable. The freezer's test mode (pm_test=freezer)
+ * freezes every task, as suspend does, and thaws them again.
+ */
+static void check_wait_is_benign(pid_t rmmod)
+{
+	char st = proc_state(rmmod);
+	int err;
+
+	result(st == 'I', "rmmod waits idle (state I, not D): no hung-task report, no load");
+	if (st != 'I')
+		printf("# rmmod's state: %c\n", st);
+	if (write_file("/sys/power/pm_test", "freezer")) {
+		printf("ok %d # SKIP the freezer: no /sys/power/pm_test (a kernel without CONFIG_PM_DEBUG)\n",
+		       ++test_no);
+		return;
+	}
+	err = write_file("/sys/power/state", "freeze");
+	write_file("/sys/power/pm_test", "none");
+	result(!err, "suspend's freezer freezes every task while rmmod waits (pm_test=freezer)");
+	if (err)
+		printf("# /sys/power/state: %s\n", strerror(err));
+}
+
 /* rmmod must still be waiting, with the module going. */
 static void check_rmmod_waits(pid_t rmmod)
 {
@@ -132,6 +190,7 @@ static void check_rmmod_waits(pid_t rmmod)
 		result(klog_has(line), "rmmod names the task it waits for in the kernel log");
 		if (!klog_has(line))
 			printf("# not in the log: %s\n", line);
+		check_wait_is_benign(rmmod);
 	}
 	result(waitpid(rmmod, &status, WNOHANG) == 0,
 	       "rmmod waits while a task is inside the module");
@@ -482,7 +541,7 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "ptrace") ||
 	    (!strcmp(argv[1], "named") && stops_inside)) {
 		named = !strcmp(argv[1], "named");
-		plan = stops_inside ? 9 + named : 6;
+		plan = stops_inside ? 9 + 3 * named : 6;
 		test = test_ptrace;
 	} else if (!strcmp(argv[1], "seccomp")) {
 		plan = stops_inside ? 8 : 6;
