@@ -23,7 +23,8 @@ B := build
 # Pass CC (Debian 5.10 headers name gcc-10) and F2_EVAL on to Kbuild only
 # when given.
 KBUILD_VARS := $(if $(filter command line environment,$(origin CC)),CC=$(CC)) \
-	       $(if $(F2_EVAL),F2_EVAL=$(F2_EVAL))
+	       $(if $(F2_EVAL),F2_EVAL=$(F2_EVAL)) \
+	       $(if $(F2_FAULT_INJECT),F2_FAULT_INJECT=$(F2_FAULT_INJECT))
 
 TEST_CFLAGS := -O2 -Wall -Wextra -Werror -static -pthread
 TESTS := $(B)/fchmodat2_test $(B)/fchmodat2_test32 $(B)/bench $(B)/unload_test \

@@ -46,6 +46,21 @@ static inline void f2_stay_forever(const char *site, int err)
 	f2_sleep_forever();
 }
 
+/*
+ * Test builds only (F2_FAULT_INJECT=1): f2_fault(N, call) makes install
+ * step N fail with -ENOMEM instead of making the call, as the call itself
+ * would have failed (fail_at=N), so that every error path of install runs.
+ */
+#ifdef F2_FAULT_INJECT
+extern int f2_fail_at;
+#define f2_fault(n, call)						\
+	(f2_fail_at == (n) ?						\
+	 (pr_info("injected failure at install step %d\n", (n)), -ENOMEM) : \
+	 (call))
+#else
+#define f2_fault(n, call) (call)
+#endif
+
 /* hook_<arch>.c: delivers system call 452 to f2_fchmodat2(). */
 const char *f2_arch_mechanism(void);
 int f2_arch_native_present(void);

@@ -174,22 +174,22 @@ int f2_arch_hook_install(void)
 		pr_err("sched_process_exit tracepoint not found: unsupported kernel\n");
 		return -ENOENT;
 	}
-	err = f2_arm64_set_filter(addr);
+	err = f2_fault(2, f2_arm64_set_filter(addr));
 	if (err) {
 		pr_err("sys_ni_syscall has no ftrace call site where expected (ftrace_set_filter_ip: %d): unsupported kernel\n",
 		       err);
 		return err;
 	}
 	/* Before the hook: no task may die inside uncounted. */
-	err = tracepoint_probe_register(f2_arm64_process_exit,
-					f2_arm64_exit_probe, NULL);
+	err = f2_fault(3, tracepoint_probe_register(f2_arm64_process_exit,
+						    f2_arm64_exit_probe, NULL));
 	if (err) {
 		pr_err("cannot probe the sched_process_exit tracepoint: %d\n",
 		       err);
 		goto out_free_filter;
 	}
 	/* Last: nothing can fail once tasks can enter the handler. */
-	err = register_ftrace_function(&f2_arm64_ops);
+	err = f2_fault(4, register_ftrace_function(&f2_arm64_ops));
 	if (err) {
 		if (err == -EBUSY)
 			pr_err("sys_ni_syscall is already owned by another ftrace user with IP-modify (e.g. a livepatch), or kernel.ftrace_enabled is 0: %d\n",

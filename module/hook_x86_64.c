@@ -312,20 +312,21 @@ int f2_arch_hook_install(void)
 		return -ENOENT;
 	}
 
-	err = register_die_notifier(&f2_x86_die_nb);
+	err = f2_fault(2, register_die_notifier(&f2_x86_die_nb));
 	if (err) {
 		pr_err("cannot register a die notifier: %d\n", err);
 		return err;
 	}
-	err = tracepoint_probe_register(f2_x86_process_exit, f2_x86_exit_probe,
-					NULL);
+	err = f2_fault(3, tracepoint_probe_register(f2_x86_process_exit,
+						    f2_x86_exit_probe, NULL));
 	if (err) {
 		pr_err("cannot probe the sched_process_exit tracepoint: %d\n",
 		       err);
 		goto out_unregister_die;
 	}
 
-	err = tracepoint_probe_register(f2_x86_sys_enter, f2_x86_probe, NULL);
+	err = f2_fault(4, tracepoint_probe_register(f2_x86_sys_enter,
+						    f2_x86_probe, NULL));
 	if (err) {
 		pr_err("cannot probe the sys_enter tracepoint: %d\n", err);
 		goto out_unregister_exit;
@@ -337,8 +338,9 @@ int f2_arch_hook_install(void)
 	 * may take it down, waiting for them. Nothing can fail after it, so
 	 * no error path has to: if it fails, no task ever entered.
 	 */
-	err = f2_register_ftrace_direct(&f2_x86_direct_ops, f2_x86_target,
-					(unsigned long)f2_x86_trace_enter_tramp);
+	err = f2_fault(5, f2_register_ftrace_direct(&f2_x86_direct_ops,
+				f2_x86_target,
+				(unsigned long)f2_x86_trace_enter_tramp));
 	if (err) {
 		if (err == -EBUSY)
 			pr_err("syscall_trace_enter is already owned by another ftrace user (direct call or IP-modify, e.g. a livepatch), or kernel.ftrace_enabled is 0: %d\n",

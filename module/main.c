@@ -10,6 +10,12 @@
 #include <linux/sysfs.h>
 #include "fchmodat2.h"
 
+#ifdef F2_FAULT_INJECT
+int f2_fail_at;
+module_param_named(fail_at, f2_fail_at, int, 0444);
+MODULE_PARM_DESC(fail_at, "test builds only: install step N fails (-ENOMEM)");
+#endif
+
 static bool takeover;
 module_param(takeover, bool, 0444);
 MODULE_PARM_DESC(takeover,
@@ -71,7 +77,8 @@ static int __init f2_init(void)
 	if (err)
 		return err;
 
-	err = sysfs_create_group(&THIS_MODULE->mkobj.kobj, &f2_attr_group);
+	err = f2_fault(1, sysfs_create_group(&THIS_MODULE->mkobj.kobj,
+					   &f2_attr_group));
 	if (err) {
 		pr_err("cannot create /sys/module/fchmodat2 attributes: %d\n",
 		       err);

@@ -146,7 +146,9 @@ build_for() {
 		# The guest loads the module DKMS built.
 		f2_build_module "$out/module" &&
 			f2_dkms_build "$out/dkms" &&
-			f2_build_hog "$out/hog" ;;
+			f2_build_hog "$out/hog" &&
+			f2_build_module "$out/module-fi" F2_FAULT_INJECT=1 &&
+			cp "$out/module-fi/fchmodat2.ko" "$out/module-fi/fchmodat2-fi.ko" ;;
 	eval)
 		f2_build_module "$out/module" F2_EVAL=1 &&
 			dkms_excluded "$out" ;;
@@ -192,7 +194,8 @@ for entry in "${matrix[@]}"; do
 	module)
 		script=$top/tests/guest/check.sh
 		files+=("$bin/unload_test" "$out/dkms/fchmodat2.ko"
-			"$out/hog/f2_hog.ko" "$out/hog/f2_killftrace.ko")
+			"$out/hog/f2_hog.ko" "$out/hog/f2_killftrace.ko"
+			"$out/module-fi/fchmodat2-fi.ko")
 		[ "$DEBARCH" = amd64 ] && files+=("$B/widenr") ;;
 	eval)
 		files+=("$out/module/fchmodat2.ko") ;;

@@ -123,6 +123,30 @@ kill -0 "$loop" 2>/dev/null
 step $? "the calling loop only ever saw 0 or ENOSYS"
 kill "$loop"
 
+# Every error path of install (issue 15 #3): a test build (F2_FAULT_INJECT)
+# whose install step N fails (fail_at=N) must leave nothing behind: the
+# load fails, 452 stays ENOSYS, and the next load works. A probe or hook
+# left registered would call freed module text (an oops, or KASAN's report
+# on the debug kernel).
+n=1
+while [ "$n" -le 10 ]; do
+	dmesg -c >/dev/null
+	if insmod ./fchmodat2-fi.ko fail_at="$n" 2>/dev/null; then
+		! dmesg | grep -q "injected failure at install step $n"
+		step $? "fail_at=$n: past the last step, the test build loads"
+		./fchmodat2_test --probe | grep -q 'available' && rmmod fchmodat2
+		step $? "the test build serves 452 and unloads"
+		break
+	fi
+	dmesg | grep -q "injected failure at install step $n" &&
+		[ -r /proc/modules ] && ! grep -q '^fchmodat2 ' /proc/modules &&
+		./fchmodat2_test --probe | grep -q 'ENOSYS'
+	step $? "fail_at=$n: the load fails at install step $n, nothing stays loaded, 452 is ENOSYS"
+	n=$((n + 1))
+done
+[ "$n" -ge 4 ] && [ "$n" -le 10 ]
+step $? "every install step failed once ($((n - 1)) steps), then the load succeeded"
+
 ./fchmodat2_test --probe | grep -q 'ENOSYS'
 step $? "452 returns ENOSYS again after rmmod"
 [ -r /proc/modules ] && ! grep -q '^fchmodat2 ' /proc/modules
