@@ -8,29 +8,10 @@
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
-# series | what the VM does | label | kernel command line. Every guest runs
-# on two vCPUs in parallel (multi-threaded TCG, Debian 13's QEMU with
-# tests/vm/qemu-patches/).
-matrix=(
-	"5.10|module|Debian 11|"
-	"5.10-rt|module|Debian 11 PREEMPT_RT|"
-	"6.1|module|Debian 12|"
-	"6.1|module|Debian 12 preempt=full|preempt=full"
-	"6.1-rt|module|Debian 12 PREEMPT_RT|"
-	"6.12|native|Debian 13|"
-	"6.12-deb12|eval|Debian 12 (6.12)|"
-	"6.1-arm64|module|Debian 12 arm64|"
-)
-# The debug kernel (tests/vm/build-debug-kernel.sh): Debian's 6.1 source
-# with KASAN, KFENCE, lockdep, atomic-sleep checks, full preemption, and
-# without the symlink block in notify_change (6.1 before 6.1.55). Built by
-# make check-debug (about 20 minutes, once per machine); make check runs
-# its lane (suite, stress, gatekeepers) whenever it is cached.
-debug=
-if [ -n "${F2_DEBUG:-}" ] || "$top/tests/vm/build-debug-kernel.sh" --cached >/dev/null; then
-	debug=6.1-debug
-	matrix+=("6.1-debug|module|6.1 debug (KASAN, lockdep)|")
-fi
+# The kernel matrix (tests/lib.sh), with the debug kernel when it is built.
+f2_matrix_init
+matrix=("${f2_matrix[@]}")
+debug=$f2_debug
 # F2_SERIES="6.1 5.10" narrows the matrix (for development).
 if [ -n "${F2_SERIES:-}" ]; then
 	for i in "${!matrix[@]}"; do
@@ -243,7 +224,7 @@ done
 # cycles and unloads with calls parked, under system-call load on parallel
 # vCPUs, on every kernel and preemption model the module supports.
 st_targets=()
-for t in 5.10 5.10-rt 6.1 6.1-full 6.1-rt 6.1-arm64 $debug; do
+for t in "${f2_stress_targets[@]}"; do
 	case " ${F2_SERIES:-${t%-full}} " in *" ${t%-full} "*) st_targets+=("$t") ;; esac
 done
 if [ "${#st_targets[@]}" -gt 0 ]; then

@@ -9,6 +9,53 @@ B=$top/build
 # depmod, dkms, modinfo, mkfs.*: in sbin, which a user's PATH lacks on Debian
 case ":$PATH:" in *:/usr/sbin:*) ;; *) PATH=$PATH:/usr/sbin:/sbin ;; esac
 
+# The kernel matrix, the one list of the kernels the harness boots:
+# SERIES|MODE|LABEL|KERNEL COMMAND LINE. SERIES is what
+# tests/vm/fetch-kernel.sh fetches (tests/vm/build-debug-kernel.sh for
+# 6.1-debug); MODE is what a guest does with it: "module" (built with make
+# and DKMS, loaded, the suite through it), "native" (6.6+: both builds must
+# refuse, the suite runs natively), "eval" (an F2_EVAL build loaded with
+# takeover=1). make check boots every row (tests/check.sh); the stress lane
+# runs on every module row (tests/stress.sh: target SERIES, or SERIES-full
+# for preempt=full); the gatekeeper sets on 6.12, 5.10, 6.1 and 6.1-debug
+# (tests/gatekeepers/run-vm.sh); the userspace scenario on 5.10 and 6.1.
+# Every guest runs on two parallel vCPUs (f2_boot below).
+f2_matrix=(
+	"5.10|module|Debian 11|"
+	"5.10-rt|module|Debian 11 PREEMPT_RT|"
+	"6.1|module|Debian 12|"
+	"6.1|module|Debian 12 preempt=full|preempt=full"
+	"6.1-rt|module|Debian 12 PREEMPT_RT|"
+	"6.12|native|Debian 13|"
+	"6.12-deb12|eval|Debian 12 (6.12)|"
+	"6.1-arm64|module|Debian 12 arm64|"
+)
+
+# f2_matrix_init: adds the debug kernel (Debian's 6.1 source with KASAN,
+# KFENCE, lockdep, atomic-sleep checks, full preemption, and without the
+# symlink block in notify_change, as 6.1 before 6.1.55) when it is built
+# (make check-debug: about 20 minutes, once per machine) or F2_DEBUG is
+# set; sets f2_debug (6.1-debug or empty) and f2_stress_targets.
+f2_matrix_init() {
+	local e series mode label append
+
+	f2_debug=
+	if [ -n "${F2_DEBUG:-}" ] ||
+		"$top/tests/vm/build-debug-kernel.sh" --cached >/dev/null; then
+		f2_debug=6.1-debug
+		f2_matrix+=("6.1-debug|module|6.1 debug (KASAN, lockdep)|")
+	fi
+	f2_stress_targets=()
+	for e in "${f2_matrix[@]}"; do
+		IFS='|' read -r series mode label append <<<"$e"
+		[ "$mode" = module ] || continue
+		case $append in
+		'') f2_stress_targets+=("$series") ;;
+		preempt=full) f2_stress_targets+=("$series-full") ;;
+		esac
+	done
+}
+
 # f2_kernel SERIES: fetch (or reuse) the newest kernel of SERIES and source
 # its env file (ABI, KREL, VMLINUZ, KDIR, MODDIR, CC).
 f2_kernel() {
@@ -116,12 +163,24 @@ f2_stage() {
 	cp "$@" "$dir/"
 }
 
-# f2_boot STAGE INITRD LOG [run.sh options]: pack STAGE and boot it.
+# f2_boot [-k MODULE]... STAGE INITRD LOG [run.sh options]: pack STAGE
+# (and the kernel's MODULEs, with their dependencies, from $MODDIR) into
+# INITRD and boot $VMLINUZ on it (tests/vm/run.sh: two parallel vCPUs,
+# the patched QEMU, the console checked for kernel bugs). Every guest of
+# the harness boots here, except the real Debian system of tests/realsys/
+# (a disk image with systemd, through run.sh too).
 f2_boot() {
+	local mods=()
+
+	while [ "${1:-}" = -k ]; do
+		[ "${#mods[@]}" -gt 0 ] || mods=(-M "$MODDIR")
+		mods+=(-k "$2")
+		shift 2
+	done
 	local stage=$1 initrd=$2 log=$3
 
 	shift 3
-	"$top/tests/vm/mkinitramfs.sh" "$initrd" "$stage" || return 2
+	"$top/tests/vm/mkinitramfs.sh" "${mods[@]}" "$initrd" "$stage" || return 2
 	"$top/tests/vm/run.sh" -r "$DEBARCH" -k "$VMLINUZ" -i "$initrd" \
 		-l "$log" "$@"
 }

@@ -12,7 +12,7 @@
 #   5.10-rt     Debian 11's PREEMPT_RT flavour
 #   6.1-arm64   Debian 12 on arm64
 #   6.1-debug   the debug kernel (tests/vm/build-debug-kernel.sh), full
-#               preemption, KASAN and lockdep: only when asked for
+#               preemption, KASAN and lockdep: when it is built
 #
 # make stress runs the long lane (1000 load/unload cycles on 5.10, 6.1 and
 # arm64, 200 on the preemption variants, 1000 tracepoint toggles, 5 rounds
@@ -28,7 +28,9 @@ if [ "${1:-}" = --short ]; then
 	toggles=100 cycles=50 rounds=1 deadline=600
 	shift
 fi
-all=(5.10 6.1 6.1-full 6.1-rt 5.10-rt 6.1-arm64)
+# every module row of the matrix (tests/lib.sh), the debug kernel if built
+f2_matrix_init
+all=("${f2_stress_targets[@]}")
 targets=("$@")
 [ $# -gt 0 ] || targets=("${all[@]}")
 

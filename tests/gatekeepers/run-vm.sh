@@ -242,14 +242,8 @@ run_vm() {
 	for m in virtio_pci virtio_blk ext4 xfs btrfs; do
 		mods+=(-k "$m")
 	done
-	if ! "$top/tests/vm/mkinitramfs.sh" -M "$MODDIR" "${mods[@]}" \
-		"$out/initrd.cpio.gz" "$out/f2" >"$out/mkinitramfs.log" 2>&1; then
-		cat "$out/mkinitramfs.log"
-		fail "$series: mkinitramfs failed"
-		return 1
-	fi
-	"$top/tests/vm/run.sh" -k "$VMLINUZ" -i "$out/initrd.cpio.gz" \
-		-l "$out/console.log" -t 1800 -- "${q[@]}" >"$out/verdict"
+	f2_boot "${mods[@]}" "$out/f2" "$out/initrd.cpio.gz" \
+		"$out/console.log" -t 1800 -- "${q[@]}" >"$out/verdict"
 	rc=$?
 	emit "$out/console.log"
 	cat "$out/verdict"
