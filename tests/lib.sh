@@ -132,7 +132,11 @@ f2_dkms_build() {
 	local march
 	march=$(uname -m)
 	[ "$DEBARCH" = arm64 ] && march=aarch64
-	PATH=$dir/bin:$PATH ARCH=$ARCH CROSS_COMPILE=$CROSS_COMPILE \
+	# (only when set: an empty ARCH in the environment is not the
+	# default, and a kernel's own build tree, unlike Debian's headers,
+	# does not set it)
+	env PATH="$dir/bin:$PATH" ${ARCH:+ARCH="$ARCH"} \
+		${CROSS_COMPILE:+CROSS_COMPILE="$CROSS_COMPILE"} \
 		dkms build --sourcetree "$src" --dkmstree "$tree" \
 		-m fchmodat2 -v "$ver" -k "$KREL" -a "$march" \
 		--kernelsourcedir "$KDIR" >>"$dir/dkms.log" 2>&1
