@@ -8,7 +8,7 @@
 # make check          test natively, then in a QEMU guest with the module
 # make demo           show, in a QEMU guest, 452 before and after the module
 # make check-debug    build the debug kernel (KASAN, lockdep; once, about
-#                     20 minutes) and test on it; make check then does too
+#                     half an hour) and test on it; make check then does too
 # make stress         the long stress lane: load/unload under load on parallel
 #                     vCPUs, every kernel and preemption model
 # make emulator-check show why the guests run on a patched QEMU 10.0

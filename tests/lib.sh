@@ -34,7 +34,7 @@ f2_matrix=(
 # f2_matrix_init: adds the debug kernel (Debian's 6.1 source with KASAN,
 # KFENCE, lockdep, atomic-sleep checks, full preemption, and without the
 # symlink block in notify_change, as 6.1 before 6.1.55) when it is built
-# (make check-debug: about 20 minutes, once per machine) or F2_DEBUG is
+# (make check-debug: about half an hour, once per machine) or F2_DEBUG is
 # set; sets f2_debug (6.1-debug or empty) and f2_stress_targets.
 f2_matrix_init() {
 	local e series mode label append

@@ -9,7 +9,7 @@
 # debug-kernel/debug.config (KASAN, KFENCE, lockdep, atomic-sleep and
 # preemption checks, list debugging, full preemption, ftrace direct calls,
 # kprobes, the gatekeeper sets' filesystems built in), built for the QEMU
-# guest. About 20 minutes on two cores; cached in
+# guest. About half an hour on two cores; cached in
 # $f2_cache/vm/6.1-debug/VERSION-KEY, KEY being a hash of the config, the
 # patches and $recipe below, so that a machine pays for the build once.
 #
@@ -42,20 +42,25 @@ if [ "${1:-}" = --cached ]; then
 fi
 [ $# = 0 ] || die "usage: build-debug-kernel.sh [--cached]"
 
-mkdir -p "$base"
-exec 9>"$base/lock"
-flock 9
-
 version=$(apt-cache show --no-all-versions linux-source-6.1 2>/dev/null |
 	sed -n 's/^Version: //p' | head -n 1)
 [ -n "$version" ] || die "apt knows no linux-source-6.1 (apt-get update?)"
 dir=$base/$version-$key
+# A finished build needs no lock (a build of another key may hold it).
+if [ -f "$dir/env" ]; then
+	echo "$dir/env"
+	exit 0
+fi
+mkdir -p "$base"
+exec 9>"$base/lock"
+flock 9
+# ...and another run may have finished this one while we waited.
 if [ -f "$dir/env" ]; then
 	echo "$dir/env"
 	exit 0
 fi
 
-echo "build-debug-kernel.sh: building Debian's linux-source-6.1 $version with debug.config (about 20 minutes on two cores, once) in $dir" >&2
+echo "build-debug-kernel.sh: building Debian's linux-source-6.1 $version with debug.config (about half an hour on two cores, once) in $dir" >&2
 start=$(date +%s)
 # Built in place (the build tree records its source's path); env, written
 # last, marks a finished build.
