@@ -24,7 +24,6 @@ set -euo pipefail
 die() { echo "build-debug-kernel.sh: $*" >&2; exit 1; }
 
 here=$(cd "$(dirname "$0")" && pwd)
-repo=$(cd "$here/../.." && pwd)
 # shellcheck source=tests/vm/cache.sh
 . "$here/cache.sh"
 base=$f2_cache/vm/6.1-debug
@@ -35,9 +34,11 @@ recipe=1
 key=$({ echo "$recipe"; cat "$cfg" "${patches[@]}"; } | sha256sum | cut -c1-12)
 
 if [ "${1:-}" = --cached ]; then
-	env=$(ls -t "$base"/*-"$key"/env 2>/dev/null | head -n 1) || true
-	[ -n "$env" ] || exit 1
-	echo "$env"
+	shopt -s nullglob
+	envs=("$base"/*-"$key"/env)
+	# none built with this key: not cached (not an error)
+	[ "${#envs[@]}" -gt 0 ] || exit 1
+	ls -t "${envs[@]}" | head -n 1
 	exit 0
 fi
 [ $# = 0 ] || die "usage: build-debug-kernel.sh [--cached]"
