@@ -37,6 +37,8 @@ fi
 if [ "$(id -u)" != 0 ]; then
 	command -v sudo >/dev/null || die "mmdebstrap needs root (or sudo)"
 	echo "mkimage.sh: mmdebstrap needs root: running it through sudo" >&2
+	# Made as the user, so that the cache stays the user's to delete.
+	mkdir -p "$dir"
 	sudo env F2_CACHE="$f2_cache" "$0" >/dev/null
 	sudo chown -R "$(id -u):$(id -g)" "$dir"
 	[ -r "$env" ] || die "sudo $0 made no image"
