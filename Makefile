@@ -13,6 +13,8 @@
 #                     vCPUs, every kernel and preemption model
 # make emulator-check show why the guests run on a patched QEMU 10.0
 # make bench          measure the module's cost in a QEMU guest
+# make prepare        what needs sudo, done first: make deps and the real
+#                     system's image (before build/no452 make check)
 # make userspace      build libfchmodat2, the preload shim and fchmodat2ctl
 # make install-userspace  install them (PREFIX=/usr/local, DESTDIR)
 
@@ -30,7 +32,7 @@ TEST_CFLAGS := -O2 -Wall -Wextra -Werror -static -pthread
 TESTS := $(B)/fchmodat2_test $(B)/fchmodat2_test32 $(B)/bench $(B)/unload_test \
 	 $(B)/f2call $(B)/modload $(B)/stress $(B)/no452 $(B)/widenr
 
-.PHONY: all deps module tests tests-arm64 install dkms-src uninstall check check-debug demo bench stress realsys emulator-check clean \
+.PHONY: all deps module tests tests-arm64 install dkms-src uninstall check check-debug prepare demo bench stress realsys emulator-check clean \
 	userspace install-userspace uninstall-userspace
 
 all: module
@@ -132,6 +134,11 @@ stress: deps
 # (tests/realsys/); also a stage of make check.
 realsys: deps
 	tests/realsys/run.sh
+
+# Everything make check does through sudo, done first (under build/no452's
+# seccomp filter, no_new_privs forbids sudo).
+prepare: deps $(B)/no452
+	tests/realsys/mkimage.sh >/dev/null
 
 # Why the guests run on Debian 13's QEMU with tests/vm/qemu-patches/
 # (tests/vm/README.md): the stock kernel on a busy host, three emulators.
