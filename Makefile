@@ -122,7 +122,8 @@ check-debug: deps
 demo:
 	tests/demo.sh
 
-bench: deps
+bench:
+	tests/install-deps.sh gnuplot-nox
 	$(MAKE) tests tests-arm64
 	tests/bench.sh
 

@@ -8,6 +8,11 @@
  *         [iterations] [dir]
  *
  * prints "<operation> <ns per call>" and exits 0, or 1 when a call fails.
+ *
+ *   bench run PROGRAM [ARG...]
+ *
+ * runs PROGRAM once (a workload: a tar extraction, chmod -R) and prints
+ * "run <ns>" from fork to its exit, or exits 1 when it fails.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -19,6 +24,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 
 #include "../userspace/fchmodat2.h"	/* __NR_fchmodat2, AT_ flags */
 
@@ -106,6 +112,37 @@ static long long now_ns(void)
 	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+static int run(char **argv)
+{
+	long long t0, t1;
+	pid_t pid;
+	int st;
+
+	t0 = now_ns();
+	pid = fork();
+	if (pid < 0) {
+		perror("fork");
+		return 1;
+	}
+	if (pid == 0) {
+		execvp(argv[0], argv);
+		perror(argv[0]);
+		_exit(127);
+	}
+	if (waitpid(pid, &st, 0) != pid) {
+		perror("waitpid");
+		return 1;
+	}
+	t1 = now_ns();
+	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+		fprintf(stderr, "bench: %s failed (wait status %#x)\n", argv[0],
+			st);
+		return 1;
+	}
+	printf("run %lld\n", t1 - t0);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned long i, n = argc > 2 ? strtoul(argv[2], NULL, 0) : 10000;
@@ -114,9 +151,11 @@ int main(int argc, char **argv)
 	size_t k;
 	int fd;
 
+	if (argc > 2 && !strcmp(argv[1], "run"))
+		return run(argv + 2);
 	if (argc < 2 || n == 0) {
-		fprintf(stderr, "usage: %s getpid|fchmodat2|fchmodat|emulation|fchmodat2_enoent|fchmodat_enoent [iterations] [dir]\n",
-			argv[0]);
+		fprintf(stderr, "usage: %s getpid|fchmodat2|fchmodat|emulation|fchmodat2_enoent|fchmodat_enoent [iterations] [dir]\n       %s run PROGRAM [ARG...]\n",
+			argv[0], argv[0]);
 		return 2;
 	}
 	for (k = 0; k < ARRAY_SIZE(ops); k++)

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Install what building and testing need, from the machine's own apt
-# sources (Debian 12). Does nothing when everything is there.
+# sources (Debian 12), and the packages named as arguments. Does nothing
+# when everything is there.
 set -euo pipefail
 
 # gcc-12-multilib, not gcc-multilib: that conflicts with the cross
@@ -17,6 +18,8 @@ pkgs=(build-essential gcc-12-multilib libelf-dev bc bison flex kmod cpio
       e2fsprogs xfsprogs btrfs-progs util-linux mmdebstrap
       patch ninja-build python3-venv libglib2.0-dev libpixman-1-dev
       libfdt-dev zlib1g-dev)
+# more for one target (make bench: gnuplot-nox)
+pkgs+=("$@")
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||

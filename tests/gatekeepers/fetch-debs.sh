@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # fetch-debs.sh SUITE ROOT PACKAGE...: download Debian SUITE's PACKAGEs
-# (amd64, newest, with their -security updates) and unpack them all into
+# (amd64, or F2_DEBS_ARCH; newest, with their -security updates) and unpack them all into
 # ROOT, without installing anything: a foreign release's userland for the
 # guest (Debian 13's glibc, coreutils and apparmor_parser), run there
 # through its own loader. Dependencies are not resolved: name them.
@@ -20,7 +20,9 @@ shift 2
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=tests/vm/cache.sh
 . "$repo/tests/vm/cache.sh"
+arch=${F2_DEBS_ARCH:-amd64}
 state=$f2_cache/vm/debs-$suite
+[ "$arch" = amd64 ] || state=$state-$arch
 keyring=/usr/share/keyrings/debian-archive-keyring.gpg
 
 mkdir -p "$state/lists/partial" "$state/cache/archives/partial" "$state/debs"
@@ -28,7 +30,7 @@ exec 9>"$state/lock"
 flock 9
 # shellcheck source=tests/vm/apt-mirrors.sh
 . "$repo/tests/vm/apt-mirrors.sh"
-private_apt "$state" amd64 <<SOURCES
+private_apt "$state" "$arch" <<SOURCES
 deb [signed-by=$keyring] $debian_uri $suite main
 deb [signed-by=$keyring] $security_uri $suite-security main
 SOURCES
