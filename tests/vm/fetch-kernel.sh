@@ -3,14 +3,17 @@
 #
 # fetch-kernel.sh SERIES [CACHE_DIR]
 #
-# Fetch the newest Debian amd64 kernel of SERIES and its build headers into
+# Fetch the newest Debian kernel of SERIES and its build headers into
 # CACHE_DIR (default: $f2_cache/vm, see cache.sh), without installing anything:
 #
 #   5.10        bullseye, bullseye-security                   (Debian 11)
 #   6.1         bookworm, bookworm-updates, bookworm-security (Debian 12)
 #   6.12        trixie, trixie-security                       (Debian 13)
 #   6.12-deb12  bookworm-security's linux-6.12 (built with gcc-12)
-#   5.10-rt, 6.1-rt  the PREEMPT_RT flavour of 5.10 and 6.1 (amd64)
+#   6.1-bpo11   bullseye-backports' 6.1.0-0.deb11.N (built with gcc-10)
+#   6.1-debug   Debian's 6.1 source with KASAN, lockdep... (build-debug-kernel.sh)
+# and SERIES-arm64 for arm64, SERIES-rt and SERIES-cloud (SERIES-arm64-rt,
+# ...) for Debian's PREEMPT_RT and cloud flavours: 5.10-rt, 6.1-arm64-cloud.
 #
 # A private apt state (CACHE_DIR/apt-SERIES) gets a sources list derived from
 # this machine's apt configuration and the Debian archive keyring; /etc/apt is
@@ -31,6 +34,8 @@
 #
 # The package indexes are refreshed when older than a day; F2_OFFLINE=1 never
 # touches the network.  Packages already in the cache are not fetched again.
+# F2_LIST=1 only lists the ABIs the suites offer (newest first); F2_ABI=ABI
+# fetches that ABI, not the newest (tests/sweep.sh).
 set -euo pipefail
 
 die() { echo "fetch-kernel.sh: $*" >&2; exit 1; }
@@ -42,24 +47,29 @@ repo=$(cd "$(dirname "$0")/../.." && pwd)
 cache=${2:-$f2_cache/vm}
 keyring=/usr/share/keyrings/debian-archive-keyring.gpg
 
-arch=amd64 flavour=$arch
-case $series in
-*-arm64-rt) die "no PREEMPT_RT series for arm64 here: use 5.10-rt or 6.1-rt" ;;
-*-rt) flavour=rt-amd64 ;;
-esac
 case $series in
 # Not Debian's binaries: Debian's 6.1 source built with the bug detectors.
 6.1-debug) exec "$repo/tests/vm/build-debug-kernel.sh" ;;
 esac
-case ${series%-rt} in
+# SERIES is BASE[-arm64][-rt|-cloud]: the flavour is Debian's (amd64,
+# rt-amd64, cloud-amd64, arm64, rt-arm64, cloud-arm64).
+base=$series kind='' arch=amd64
+case $base in
+*-rt)    base=${base%-rt} kind=rt ;;
+*-cloud) base=${base%-cloud} kind=cloud ;;
+esac
+case $base in
+*-arm64) base=${base%-arm64} arch=arm64 ;;
+esac
+flavour=${kind:+$kind-}$arch
+case $base in
 5.10)       suites="bullseye bullseye-security";  abi_re='5\.10\.0-[0-9]+' ;;
 6.1)        suites="bookworm bookworm-updates bookworm-security"
             abi_re='6\.1\.0-[0-9]+' ;;
+6.1-bpo11)  suites="bullseye-backports";         abi_re='6\.1\.0-0\.deb11\.[0-9]+' ;;
 6.12)       suites="trixie trixie-security";      abi_re='6\.12\.[0-9]+\+deb13[.0-9]*' ;;
 6.12-deb12) suites="bookworm bookworm-security";  abi_re='6\.12\.[0-9]+\+deb12[.0-9]*' ;;
-6.1-arm64)  suites="bookworm bookworm-updates bookworm-security"
-            abi_re='6\.1\.0-[0-9]+' arch=arm64 flavour=arm64 ;;
-*) die "usage: fetch-kernel.sh 5.10|6.1|6.12|6.12-deb12|6.1-arm64|5.10-rt|6.1-rt [CACHE_DIR]" ;;
+*) die "usage: fetch-kernel.sh 5.10|6.1|6.1-bpo11|6.12|6.12-deb12[-arm64][-rt|-cloud]|6.1-debug [CACHE_DIR]" ;;
 esac
 mkdir -p "$cache"
 cache=$(cd "$cache" && pwd)
@@ -99,6 +109,7 @@ elif [ -z "$(find "$state/updated" -mmin -1440 2>/dev/null)" ]; then
 		die "apt-get update failed for $suites"
 	fi
 	touch "$state/updated"
+	rm -f "$state"/gone-*
 fi
 
 # Newest first. The index may list an ABI whose packages the mirror no
@@ -106,6 +117,17 @@ fi
 mapfile -t abis < <(apt-cache "${apt_opts[@]}" search --names-only "^linux-image-$abi_re-$flavour-unsigned\$" |
 	sed -E "s/^linux-image-(.*)-$flavour-unsigned .*/\\1/" | sort -rV)
 [ "${#abis[@]}" -gt 0 ] || die "no linux-image-*-$flavour-unsigned of series $series in $suites"
+# make sweep: F2_LIST=1 lists the ABIs offered; F2_ABI=ABI takes that one.
+if [ "${F2_LIST:-0}" = 1 ]; then
+	printf '%s\n' "${abis[@]}"
+	exit 0
+fi
+if [ -n "${F2_ABI:-}" ]; then
+	printf '%s\n' "${abis[@]}" | grep -qxF "$F2_ABI" ||
+		die "$F2_ABI-$flavour is not offered in $suites"
+	abis=("$F2_ABI")
+	rm -f "$state/gone-$F2_ABI"
+fi
 
 # Reuse the tree unless something removed part of it: "make M=<repo> clean"
 # deletes every *.ko and modules.order below the repo, this cache included.
@@ -148,23 +170,38 @@ fetch() {
 		compgen -G "$dir/debs/${p%%:*}_*.deb" >/dev/null ||
 			want+=("$p=$version")
 	done
+	local bb=0
 	if [ "$arch" != amd64 ] &&
 		! compgen -G "$dir/debs/busybox-static_*.deb" >/dev/null; then
-		want+=("busybox-static:$arch")
+		bb=1
 	fi
-	[ "${#want[@]}" -gt 0 ] || return 0
+	[ "${#want[@]}" -gt 0 ] || [ "$bb" = 1 ] || return 0
 	if [ "${F2_OFFLINE:-0}" = 1 ]; then
 		echo "fetch-kernel.sh: F2_OFFLINE=1 and $krel is not cached" >&2
 		rmdir "$dir/debs" "$dir" 2>/dev/null
 		return 1
 	fi
-	echo "fetch-kernel.sh: downloading ${want[*]}" >&2
 	dl=$(mktemp -d "$dir/dl.XXXXXX") || die "cannot make a directory in $dir"
 	# apt downloads as _apt when it can write the target directory.
 	if [ "$(id -u)" = 0 ] && id _apt >/dev/null 2>&1; then
 		chown _apt "$dl"
 	fi
-	if ! (cd "$dl" && apt-get "${apt_opts[@]}" download "${want[@]}") \
+	# The guest's busybox: any version that downloads (a partial mirror
+	# may list a -security one it does not have).
+	if [ "$bb" = 1 ]; then
+		local v
+		for v in $(apt-cache "${apt_opts[@]}" madison "busybox-static:$arch" |
+			awk -F '|' '{ gsub(/ /, "", $2); print $2 }' | sort -ruV); do
+			(cd "$dl" && apt-get "${apt_opts[@]}" download "busybox-static:$arch=$v") \
+				>>"$dir/download.log" 2>&1 && break
+			echo "fetch-kernel.sh: busybox-static:$arch $v cannot be had: trying the next older" >&2
+		done
+		compgen -G "$dl/busybox-static_*.deb" >/dev/null ||
+			{ cat "$dir/download.log" >&2; rm -rf "$dir"; die "no busybox-static:$arch could be had"; }
+	fi
+	echo "fetch-kernel.sh: downloading ${want[*]}" >&2
+	if [ "${#want[@]}" -gt 0 ] &&
+		! (cd "$dl" && apt-get "${apt_opts[@]}" download "${want[@]}") \
 		>"$dir/download.log" 2>&1; then
 		cat "$dir/download.log" >&2
 		# Only packages the mirror no longer has (404, or a version
@@ -180,9 +217,16 @@ fetch() {
 	mv "$dl"/*.deb "$dir/debs/"
 	rmdir "$dl"
 }
+# An ABI that could not be had is not tried again until the indexes change
+# (gone-ABI, removed by apt-get update above).
 for a in "${abis[@]}"; do
+	if [ -e "$state/gone-$a" ]; then
+		abi=
+		continue
+	fi
 	fetch "$a" && break
 	echo "fetch-kernel.sh: $a-$flavour cannot be had (not on the mirror any more, or offline and not cached): trying the next older ABI" >&2
+	[ "${F2_OFFLINE:-0}" = 1 ] || touch "$state/gone-$a"
 	abi=
 done
 [ -n "$abi" ] || die "no ABI of series $series could be had"
@@ -234,8 +278,9 @@ fi
 } >"$dir/env.new"
 mv "$dir/env.new" "$dir/env"
 
-# Older ABIs of the series are gone from the mirror anyway: free their space.
-for env in "$cache"/*/env; do
+# Older ABIs of the series are gone from the mirror anyway: free their space
+# (not when an ABI was asked for: the sweep keeps its own cache).
+[ -n "${F2_ABI:-}" ] || for env in "$cache"/*/env; do
 	if [ "$env" != "$dir/env" ] && grep -qx "SERIES=$series" "$env"; then
 		rm -rf "$(dirname "$env")"
 	fi
