@@ -57,15 +57,7 @@
  * pt_regs are not available: only kernels with WITH_REGS are supported.
  */
 #ifndef CONFIG_DYNAMIC_FTRACE_WITH_REGS
-#error "fchmodat2: unsupported kernel: arm64 needs CONFIG_DYNAMIC_FTRACE_WITH_REGS (Linux 5.11 to 6.1)"
-#endif
-/*
- * The hook takes a struct ftrace_regs, as callbacks do since 5.11 (commit
- * d19ad0775dcd "ftrace: Have the callbacks receive a struct ftrace_regs
- * instead of pt_regs").
- */
-#if !F2_KERNEL_AT_LEAST(5, 11)
-#error "fchmodat2: unsupported kernel: on arm64 this module supports Linux 5.11 to 6.1"
+#error "fchmodat2: unsupported kernel: arm64 needs CONFIG_DYNAMIC_FTRACE_WITH_REGS (Linux 5.10 to 6.1)"
 #endif
 #else
 #error "fchmodat2: unsupported architecture: this module supports x86_64 and arm64"
@@ -187,6 +179,46 @@ static inline bool f2_entry_work_besides_tracepoint(void)
 #endif
 }
 #endif
+
+/*
+ * ftrace callbacks get a struct ftrace_regs since 5.11 (commit d19ad0775dcd
+ * "ftrace: Have the callbacks receive a struct ftrace_regs instead of
+ * pt_regs"), the struct pt_regs itself before. Both give the saved
+ * registers only to an ftrace_ops with SAVE_REGS.
+ */
+#if F2_KERNEL_AT_LEAST(5, 11)
+#define F2_HAVE_FTRACE_REGS 1
+#define F2_FTRACE_REGS struct ftrace_regs
+
+static inline struct pt_regs *f2_ftrace_get_regs(struct ftrace_regs *fregs)
+{
+	return ftrace_get_regs(fregs);
+}
+#else
+#define F2_FTRACE_REGS struct pt_regs
+
+static inline struct pt_regs *f2_ftrace_get_regs(struct pt_regs *regs)
+{
+	return regs;
+}
+#endif
+
+/*
+ * An ftrace_ops' filter, set on the one address IP, dropped: with
+ * ftrace_free_filter() where the kernel exports it (6.2, and Debian's 6.1
+ * by backport; F2_HAVE_FTRACE_FREE_FILTER, read by Kbuild from the
+ * kernel's Module.symvers), else by removing IP, which leaves the ops the
+ * static empty hash, as ftrace_free_filter() does.
+ */
+static inline void f2_ftrace_free_filter(struct ftrace_ops *ops,
+					 unsigned long ip)
+{
+#ifdef F2_HAVE_FTRACE_FREE_FILTER
+	ftrace_free_filter(ops);
+#else
+	ftrace_set_filter_ip(ops, ip, 1, 0);
+#endif
+}
 
 /*
  * Sleeping for good without holding back the freezer (and suspend): since

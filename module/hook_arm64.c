@@ -61,14 +61,18 @@ int f2_arch_native_present(void)
  */
 static void notrace f2_arm64_ftrace(unsigned long ip, unsigned long parent_ip,
 				    struct ftrace_ops *op,
-				    struct ftrace_regs *fregs)
+				    F2_FTRACE_REGS *fregs)
 {
-	struct pt_regs *regs = ftrace_get_regs(fregs);
+	struct pt_regs *regs = f2_ftrace_get_regs(fregs);
 	const struct pt_regs *user = current_pt_regs();
 
 	if (user->syscallno != F2_NR_FCHMODAT2 || !regs)
 		return;
-	/* The ftrace list function runs callbacks with preemption off. */
+	/*
+	 * Callbacks run with preemption off: in the ftrace list function
+	 * (6.1) or in ftrace_ops_assist_func() (5.10, for an ops without
+	 * FTRACE_OPS_FL_RECURSION_SAFE).
+	 */
 	(*this_cpu_ptr(&f2_arm64_entered))++;
 	regs->regs[0] = (int)user->regs[0];
 	if (is_compat_task())
@@ -150,13 +154,16 @@ static unsigned long f2_arm64_inflight(void)
  * instruction (its third after a BTI landing pad); ftrace refuses any
  * other address inside a function with -EINVAL.
  */
+static unsigned long f2_arm64_ip;
+
 static int f2_arm64_set_filter(unsigned long addr)
 {
 	int i, err = -EINVAL;
 
-	for (i = 1; i <= 2 && err == -EINVAL; i++)
-		err = ftrace_set_filter_ip(&f2_arm64_ops,
-					   addr + i * AARCH64_INSN_SIZE, 0, 0);
+	for (i = 1; i <= 2 && err == -EINVAL; i++) {
+		f2_arm64_ip = addr + i * AARCH64_INSN_SIZE;
+		err = ftrace_set_filter_ip(&f2_arm64_ops, f2_arm64_ip, 0, 0);
+	}
 	return err;
 }
 
@@ -205,7 +212,7 @@ int f2_arch_hook_install(void)
 	return 0;
 
 out_free_filter:
-	ftrace_free_filter(&f2_arm64_ops);
+	f2_ftrace_free_filter(&f2_arm64_ops, f2_arm64_ip);
 	return err;
 }
 
@@ -219,7 +226,7 @@ void f2_arch_hook_remove(void)
 	err = unregister_ftrace_function(&f2_arm64_ops);
 	if (err)
 		f2_stay_forever("sys_ni_syscall", err);
-	ftrace_free_filter(&f2_arm64_ops);
+	f2_ftrace_free_filter(&f2_arm64_ops, f2_arm64_ip);
 	/*
 	 * No task is left in the ftrace callback or about to be redirected:
 	 * unregister_ftrace_function() has waited for that. Tasks already

@@ -29,7 +29,7 @@ done
 # per architecture; it sets $arch when it reads dkms.conf.
 for c in x86_64:5.10.0-46-amd64:yes x86_64:5.9.16:no x86_64:6.5.13:yes \
 	 x86_64:6.6.1:no x86_64:6.12.118+deb13-amd64:no x86_64:5.15.0-91-generic:yes \
-	 aarch64:5.10.0-46-arm64:no aarch64:5.11.1:yes aarch64:6.1.0-57-arm64:yes \
+	 aarch64:5.9.16:no aarch64:5.10.0-46-arm64:yes aarch64:5.11.1:yes aarch64:6.1.0-57-arm64:yes \
 	 aarch64:6.2.16:no aarch64:6.5.0:no aarch64:6.6.1:no; do
 	IFS=: read -r a k want <<<"$c"
 	got=$(arch=$a kernelver=$k bash -c '. "$1" && [[ $2 =~ $BUILD_EXCLUSIVE_KERNEL ]] &&
