@@ -29,6 +29,11 @@ f2_matrix=(
 	"6.12|native|Debian 13|"
 	"6.12-deb12|eval|Debian 12 (6.12)|"
 	"6.1-arm64|module|Debian 12 arm64|"
+	"5.10-arm64|module|Debian 11 arm64|"
+	"5.10-cloud|module|Debian 11 cloud|"
+	"6.1-cloud|module|Debian 12 cloud|"
+	"6.1-arm64-cloud|module|Debian 12 arm64 cloud|"
+	"6.1-arm64-rt|module|Debian 12 arm64 PREEMPT_RT|"
 )
 
 # f2_matrix_init: adds the debug kernel (Debian's 6.1 source with KASAN,
@@ -120,10 +125,11 @@ f2_dkms_build() {
 	rm -rf "$dir"
 	mkdir -p "$src" "$tree" "$dir/bin"
 	f2_sources "$src/fchmodat2-$ver"
-	# Debian 11's headers name gcc-10, which Debian 12 lacks; its gcc
-	# builds a module that loads and works (as make KDIR= CC=gcc does).
-	if ! command -v "$HDR_CC" >/dev/null; then
-		ln -s "$(command -v gcc)" "$dir/bin/$HDR_CC"
+	# Debian 11's headers name gcc-10 (aarch64-linux-gnu-gcc-10 when
+	# cross-building), which Debian 12 lacks; its gcc builds a module
+	# that loads and works (as make KDIR= CC=gcc does).
+	if [ -n "$HDR_CC" ] && ! command -v "$CROSS_COMPILE$HDR_CC" >/dev/null; then
+		ln -s "$(command -v "${CROSS_COMPILE}gcc")" "$dir/bin/$CROSS_COMPILE$HDR_CC"
 	fi
 	dkms add --sourcetree "$src" --dkmstree "$tree" \
 		-m fchmodat2 -v "$ver" >"$dir/dkms.log" 2>&1 || return 1

@@ -11,6 +11,9 @@
 #   6.1-rt      Debian 12's PREEMPT_RT flavour
 #   5.10-rt     Debian 11's PREEMPT_RT flavour
 #   6.1-arm64   Debian 12 on arm64
+#   6.1-arm64-rt  its PREEMPT_RT flavour
+#   5.10-cloud, 6.1-cloud, 6.1-arm64-cloud  Debian's cloud flavours
+#               (PREEMPT_VOLUNTARY, no x32, fewer drivers)
 #   6.1-debug   the debug kernel (tests/vm/build-debug-kernel.sh), full
 #               preemption, KASAN and lockdep: when it is built
 #
@@ -37,10 +40,12 @@ targets=("$@")
 status=0
 for t in "${targets[@]}"; do
 	series=$t append=''
-	case $t in
-	6.1-full) series=6.1 append=preempt=full ;;
-	5.10 | 6.1 | 6.1-rt | 5.10-rt | 6.1-arm64 | 6.1-debug) ;;
+	case " ${all[*]} " in
+	*" $t "*) ;;
 	*) echo "stress.sh: unknown target $t (${all[*]})" >&2; exit 2 ;;
+	esac
+	case $t in
+	*-full) series=${t%-full} append=preempt=full ;;
 	esac
 	n=$cycles
 	# The preemption variants unload two to three times slower (RCU),
