@@ -11,6 +11,8 @@
 #                     half an hour) and test on it; make check then does too
 # make stress         the long stress lane: load/unload under load on parallel
 #                     vCPUs, every kernel and preemption model
+# make sweep          every kernel ABI and flavour of the apt mirror: build,
+#                     boot, smoke test; the table goes into README.md
 # make emulator-check show why the guests run on a patched QEMU 10.0
 # make bench          measure the module's cost in a QEMU guest
 # make prepare        what needs sudo, done first: make deps and the real
@@ -32,7 +34,7 @@ TEST_CFLAGS := -O2 -Wall -Wextra -Werror -static -pthread
 TESTS := $(B)/fchmodat2_test $(B)/fchmodat2_test32 $(B)/bench $(B)/unload_test \
 	 $(B)/f2call $(B)/modload $(B)/stress $(B)/no452 $(B)/widenr
 
-.PHONY: all deps module tests tests-arm64 install dkms-src uninstall check check-debug prepare demo bench stress realsys emulator-check clean \
+.PHONY: all deps module tests tests-arm64 install dkms-src uninstall check check-debug prepare demo bench stress sweep realsys emulator-check clean \
 	userspace install-userspace uninstall-userspace
 
 all: module
@@ -130,6 +132,12 @@ bench:
 stress: deps
 	$(MAKE) tests tests-arm64
 	tests/stress.sh
+
+# Every kernel ABI and flavour the apt mirror offers, built, booted, smoke
+# tested; the table goes into README.md (about three minutes per kernel).
+sweep: deps
+	$(MAKE) tests tests-arm64
+	tests/sweep.sh
 
 # The user's path on a Debian 12 system with systemd: apt, DKMS, reboot
 # (tests/realsys/); also a stage of make check.

@@ -112,7 +112,7 @@ static long long now_ns(void)
 	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-static int run(char **argv)
+static int run_program(char **argv)
 {
 	long long t0, t1;
 	pid_t pid;
@@ -152,7 +152,7 @@ int main(int argc, char **argv)
 	int fd;
 
 	if (argc > 2 && !strcmp(argv[1], "run"))
-		return run(argv + 2);
+		return run_program(argv + 2);
 	if (argc < 2 || n == 0) {
 		fprintf(stderr, "usage: %s getpid|fchmodat2|fchmodat|emulation|fchmodat2_enoent|fchmodat_enoent [iterations] [dir]\n       %s run PROGRAM [ARG...]\n",
 			argv[0], argv[0]);

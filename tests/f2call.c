@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * f2call PATH MODE [nofollow]: call fchmodat2(AT_FDCWD, PATH, MODE, flags)
- * once and print the call and its result the way strace would. For the demo.
+ * f2call PATH MODE [nofollow|FLAGS]: call fchmodat2(AT_FDCWD, PATH, MODE,
+ * flags) once and print the call and its result the way strace would. For
+ * the demo and the sweep's smoke set (FLAGS: a number, such as 0x1).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,18 +18,27 @@
 int main(int argc, char **argv)
 {
 	int nofollow = argc > 3 && !strcmp(argv[3], "nofollow");
-	unsigned int mode;
+	unsigned int mode, flags = 0;
+	char flagstr[32];
 	long ret;
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: %s PATH MODE [nofollow]\n", argv[0]);
+		fprintf(stderr, "usage: %s PATH MODE [nofollow|FLAGS]\n",
+			argv[0]);
 		return 2;
 	}
 	mode = strtoul(argv[2], NULL, 8);
-	ret = syscall(__NR_fchmodat2, AT_FDCWD, argv[1], mode,
-		      nofollow ? AT_SYMLINK_NOFOLLOW : 0);
+	if (nofollow) {
+		flags = AT_SYMLINK_NOFOLLOW;
+		snprintf(flagstr, sizeof(flagstr), "AT_SYMLINK_NOFOLLOW");
+	} else {
+		if (argc > 3)
+			flags = strtoul(argv[3], NULL, 0);
+		snprintf(flagstr, sizeof(flagstr), flags ? "%#x" : "0", flags);
+	}
+	ret = syscall(__NR_fchmodat2, AT_FDCWD, argv[1], mode, flags);
 	printf("fchmodat2(AT_FDCWD, \"%s\", 0%o, %s) = ", argv[1], mode,
-	       nofollow ? "AT_SYMLINK_NOFOLLOW" : "0");
+	       flagstr);
 	if (ret == 0)
 		printf("0\n");
 	else
