@@ -123,8 +123,13 @@ if [ "${F2_LIST:-0}" = 1 ]; then
 	exit 0
 fi
 if [ -n "${F2_ABI:-}" ]; then
-	printf '%s\n' "${abis[@]}" | grep -qxF "$F2_ABI" ||
-		die "$F2_ABI-$flavour is not offered in $suites"
+	# (not printf | grep -q: under pipefail, grep's early exit is
+	# printf's SIGPIPE, and a failure)
+	offered=0
+	for a in "${abis[@]}"; do
+		[ "$a" = "$F2_ABI" ] && offered=1
+	done
+	[ "$offered" = 1 ] || die "$F2_ABI-$flavour is not offered in $suites"
 	abis=("$F2_ABI")
 	rm -f "$state/gone-$F2_ABI"
 fi
