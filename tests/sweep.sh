@@ -3,7 +3,7 @@
 #
 # make sweep: every Debian kernel the module supports that this machine's
 # apt mirror offers, not only the newest of each series that make check
-# boots. Not in make check: about three minutes per kernel, and the
+# boots. Not in make check: about two minutes per kernel, and the
 # downloads (kept in $f2_cache/sweep, see tests/vm/cache.sh).
 #
 # For each series below (Debian 11 and 12; x86_64 and arm64; the generic,
