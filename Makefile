@@ -134,7 +134,7 @@ stress: deps
 	tests/stress.sh
 
 # Every kernel ABI and flavour the apt mirror offers, built, booted, smoke
-# tested; the table goes into README.md (about three minutes per kernel).
+# tested; the table goes into README.md (about two minutes per kernel).
 sweep: deps
 	$(MAKE) tests tests-arm64
 	tests/sweep.sh
