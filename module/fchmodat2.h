@@ -21,6 +21,7 @@ int f2_symbols_init(void);
 unsigned long f2_lookup_name(const char *name);
 bool f2_callable(unsigned long addr, const char *name);
 bool f2_ftrace_dead(void);
+unsigned long f2_symbol_size(unsigned long addr);
 
 /* syscall.c: fchmodat2() itself, callable from any interception mechanism. */
 int f2_syscall_init(void);
@@ -59,6 +60,18 @@ extern int f2_fail_at;
 	 (call))
 #else
 #define f2_fault(n, call) (call)
+#endif
+
+/*
+ * Test builds only: with fail_check=1 the load-time checks of the hooked
+ * code look for calls to a wrong address (one byte past the function), so
+ * that a test sees them refuse a kernel they do not recognise.
+ */
+#ifdef F2_FAULT_INJECT
+extern bool f2_fail_check;
+#define f2_check_addr(addr) ((addr) + (f2_fail_check ? 1 : 0))
+#else
+#define f2_check_addr(addr) (addr)
 #endif
 
 /* hook_<arch>.c: delivers system call 452 to f2_fchmodat2(). */

@@ -167,6 +167,51 @@ static int f2_arm64_set_filter(unsigned long addr)
 	return err;
 }
 
+/*
+ * Whether the function at @from holds a BL or B to @to (imm26, relative).
+ */
+static bool f2_arm64_branches_to(unsigned long from, unsigned long to)
+{
+	unsigned long size = f2_symbol_size(from), p;
+	u32 insn;
+
+	for (p = from; p + AARCH64_INSN_SIZE <= from + size;
+	     p += AARCH64_INSN_SIZE) {
+		insn = le32_to_cpu(*(__le32 *)p);
+		if ((insn & 0x7c000000) != 0x14000000)
+			continue;
+		if (p + ((long)((s32)(insn << 6)) >> 4) == to)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The code the hook relies on, checked before it is placed: the system
+ * call dispatcher (invoke_syscall(), or what GCC inlined it into) calls
+ * sys_ni_syscall() itself for a number past the table, so that its return
+ * value is the system call's. A kernel laid out otherwise is refused with
+ * one line, not guessed at.
+ */
+static int f2_arm64_check_dispatch(unsigned long ni)
+{
+	static const char * const names[] = {
+		"invoke_syscall", "invoke_syscall.constprop.0",
+		"el0_svc_common.constprop.0", "el0_svc_common",
+		"do_el0_svc", "do_el0_svc_compat", "do_ni_syscall",
+	};
+	unsigned long addr;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		addr = f2_lookup_name(names[i]);
+		if (addr && f2_arm64_branches_to(addr, ni))
+			return 0;
+	}
+	pr_err("the system call dispatcher does not call sys_ni_syscall as the one this module knows does: unsupported kernel\n");
+	return -EOPNOTSUPP;
+}
+
 int f2_arch_hook_install(void)
 {
 	unsigned long addr = f2_lookup_name("sys_ni_syscall");
@@ -176,6 +221,9 @@ int f2_arch_hook_install(void)
 		pr_err("sys_ni_syscall not found: unsupported kernel\n");
 		return -ENOENT;
 	}
+	err = f2_arm64_check_dispatch(f2_check_addr(addr));
+	if (err)
+		return err;
 	for_each_kernel_tracepoint(f2_arm64_find_tracepoint, NULL);
 	if (!f2_arm64_process_exit) {
 		pr_err("sched_process_exit tracepoint not found: unsupported kernel\n");

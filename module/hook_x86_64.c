@@ -25,6 +25,7 @@
 #include <linux/stacktrace.h>
 #include <linux/kdebug.h>
 #include <linux/limits.h>
+#include <linux/string.h>
 #include <asm/syscall.h>
 #include "fchmodat2.h"
 
@@ -265,6 +266,96 @@ static unsigned long f2_x86_find_target(void)
 }
 
 /*
+ * Whether the function at @from holds a direct call or jump (e8/e9 rel32)
+ * to @to. A byte scan, not a decoder: a false match needs five bytes
+ * inside another instruction to spell exactly this displacement. With
+ * call depth tracking (6.2+, retbleed=stuff) calls are redirected at boot
+ * to a thunk in the padding just before the callee.
+ */
+static bool f2_x86_branches_to(unsigned long from, unsigned long to)
+{
+	unsigned long size = f2_symbol_size(from), p, dest;
+	s32 rel;
+	u8 op;
+
+	for (p = from; size >= 5 && p <= from + size - 5; p++) {
+		op = *(u8 *)p;
+		if (op != 0xe8 && op != 0xe9)
+			continue;
+		memcpy(&rel, (void *)(p + 1), sizeof(rel));
+		dest = p + 5 + (long)rel;
+		if (dest == to)
+			return true;
+#ifdef CONFIG_CALL_THUNKS
+		if (dest < to && dest >= to - CONFIG_FUNCTION_PADDING_BYTES)
+			return true;
+#endif
+	}
+	return false;
+}
+
+/*
+ * Whether one of the functions @names calls @target, directly or through
+ * syscall_enter_from_user_mode() or syscall_enter_from_user_mode_work()
+ * (functions up to 6.7; inlined into the entry points since).
+ */
+static bool f2_x86_reaches(const char * const *names, unsigned long target)
+{
+	static const char * const via[] = {
+		"syscall_enter_from_user_mode",
+		"syscall_enter_from_user_mode_work",
+	};
+	unsigned long entry, v;
+	int i;
+
+	for (; *names; names++) {
+		entry = f2_lookup_name(*names);
+		if (!entry)
+			continue;
+		if (f2_x86_branches_to(entry, target))
+			return true;
+		for (i = 0; i < ARRAY_SIZE(via); i++) {
+			v = f2_lookup_name(via[i]);
+			if (v && f2_x86_branches_to(entry, v) &&
+			    f2_x86_branches_to(v, target))
+				return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * The code the hook relies on, checked before it is placed: the function
+ * found by name must be the one that every system call entry point calls
+ * for entry work (64-bit; int $0x80 and the vDSO's fast path for 32-bit
+ * callers, where the kernel serves them), directly or through the generic
+ * entry code's functions. A kernel whose entry code is laid out otherwise
+ * is refused with one line, not guessed at. What the entry points do with
+ * the result (dispatch the number, skip the call on -1) is the generic
+ * entry code's contract since 5.9, which compat.h requires; the tests
+ * show it on every kernel of the matrix.
+ */
+static int f2_x86_check_entry(unsigned long target)
+{
+	static const char * const entry64[] = { "do_syscall_64", NULL };
+	static const char * const int80[] = {
+		"do_int80_syscall_32", "do_int80_emulation", NULL };
+	static const char * const fast32[] = {
+		"do_fast_syscall_32", "__do_fast_syscall_32", NULL };
+	const char * const *e[] = { entry64, int80, fast32 };
+	int i, n = IS_ENABLED(CONFIG_IA32_EMULATION) ? 3 : 1;
+
+	for (i = 0; i < n; i++) {
+		if (!f2_x86_reaches(e[i], target)) {
+			pr_err("%s does not call syscall_trace_enter as the entry code this module knows does: unsupported kernel\n",
+			       e[i][0]);
+			return -EOPNOTSUPP;
+		}
+	}
+	return 0;
+}
+
+/*
  * x32 system calls are served only where the kernel serves x32 at all.
  * Mainline serves them whenever CONFIG_X86_X32_ABI is set. Debian's patch
  * "x86: Make x32 syscall support conditional on a kernel parameter" adds
@@ -305,6 +396,9 @@ int f2_arch_hook_install(void)
 	f2_x86_target = f2_x86_find_target();
 	if (!f2_x86_target)
 		return -ENOENT;
+	err = f2_x86_check_entry(f2_check_addr(f2_x86_target));
+	if (err)
+		return err;
 
 	for_each_kernel_tracepoint(f2_x86_find_tracepoints, NULL);
 	if (!f2_x86_sys_enter || !f2_x86_sys_exit || !f2_x86_process_exit) {

@@ -14,6 +14,10 @@
 int f2_fail_at;
 module_param_named(fail_at, f2_fail_at, int, 0444);
 MODULE_PARM_DESC(fail_at, "test builds only: install step N fails (-ENOMEM)");
+bool f2_fail_check;
+module_param_named(fail_check, f2_fail_check, bool, 0444);
+MODULE_PARM_DESC(fail_check,
+		 "test builds only: the hooked code's checks look for a wrong address");
 #endif
 
 static bool takeover;

@@ -6,6 +6,9 @@
  * kallsyms_on_each_symbol()"); a kprobe on it yields its address.
  */
 #include <linux/kprobes.h>
+#include <linux/kallsyms.h>
+#include <linux/kernel.h>
+#include <linux/string.h>
 #ifdef CONFIG_X86_KERNEL_IBT
 #include <asm/ibt.h>
 #include <asm/cpufeature.h>
@@ -91,4 +94,26 @@ bool f2_callable(unsigned long addr, const char *name)
 unsigned long f2_lookup_name(const char *name)
 {
 	return f2_kallsyms_lookup_name(name);
+}
+
+/*
+ * The size of the kernel function that starts at @addr, as kallsyms knows
+ * it ("name+0x0/0xSIZE"): 0 when @addr is not the start of a symbol.
+ */
+unsigned long f2_symbol_size(unsigned long addr)
+{
+	char buf[KSYM_SYMBOL_LEN];
+	unsigned long size;
+	char *off, *end;
+
+	sprint_symbol(buf, addr);
+	off = strstr(buf, "+0x0/");
+	if (!off)
+		return 0;
+	end = strchr(off + 5, ' ');
+	if (end)
+		*end = '\0';
+	if (kstrtoul(off + 5, 16, &size))
+		return 0;
+	return size;
 }

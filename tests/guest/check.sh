@@ -69,6 +69,8 @@ step $? "sysctl kernel.ftrace_enabled=0 is refused while the module is loaded; 4
 # (if it was not refused: ftrace back on, for the steps below)
 echo 1 >/proc/sys/kernel/ftrace_enabled 2>/dev/null
 
+mainline_selftest fchmodat2_selftest
+mainline_selftest fchmodat2_selftest32
 echo "# 64-bit test program"
 run ./fchmodat2_test
 echo "# 32-bit test program"
@@ -146,6 +148,20 @@ while [ "$n" -le 10 ]; do
 done
 [ "$n" -ge 4 ] && [ "$n" -le 10 ]
 step $? "every install step failed once ($((n - 1)) steps), then the load succeeded"
+
+# The load-time check of the code the hook relies on (the entry code calls
+# syscall_trace_enter; on arm64 the dispatcher calls sys_ni_syscall): the
+# test build's fail_check=1 makes it look for calls to a wrong address,
+# as on a kernel laid out otherwise. It must refuse, with one line.
+dmesg -c >/dev/null
+./modload ./fchmodat2-fi.ko fail_check=1
+[ $? = 1 ] && [ -r /proc/modules ] && ! grep -q '^fchmodat2 ' /proc/modules &&
+	./fchmodat2_test --probe | grep -q 'ENOSYS'
+step $? "fail_check=1: the hooked code's check refuses to load, 452 stays ENOSYS"
+dmesg | grep 'fchmodat2: ' | grep -v 'taint' >/tmp/refusal
+grep -q 'does not call .* unsupported kernel' /tmp/refusal &&
+	[ "$(wc -l </tmp/refusal)" = 1 ]
+step $? "the refusal is one clear log line: $(cat /tmp/refusal)"
 
 ./fchmodat2_test --probe | grep -q 'ENOSYS'
 step $? "452 returns ENOSYS again after rmmod"
