@@ -78,6 +78,13 @@ grep -A3 -E '^not ok' "$B/checkpatch.tap"
 count "$B/checkpatch.tap" "$rc"
 row "checkpatch.pl, every .c .h .S" "$([ "$rc" = 0 ] && echo clean || echo DIRTY)" - "$p" "$f" "$s" - -
 
+echo "== mainline's selftest, from Debian 13's linux-source-6.12"
+"$top/tests/selftest.sh" "$B" >"$B/selftest-build.log" 2>&1
+rc=$?
+[ "$rc" = 0 ] || tail -n 5 "$B/selftest-build.log"
+[ "$rc" = 0 ] || fail=$((fail + 1))
+row "mainline selftest: build $(cat "$B/selftest.version" 2>/dev/null)" "$([ "$rc" = 0 ] && echo ok || echo FAIL)" - - "$([ "$rc" = 0 ] && echo 0 || echo 1)" - - -
+
 echo "== Debian package"
 mkdir -p "$B"
 "$top/tests/package.sh" >"$B/package.tap" 2>&1
@@ -169,6 +176,7 @@ for entry in "${matrix[@]}"; do
 	bin=$B
 	[ "$DEBARCH" = arm64 ] && bin=$B/arm64
 	files=("$bin/fchmodat2_test" "$bin/fchmodat2_test32" "$bin/modload"
+	       "$bin/fchmodat2_selftest" "$bin/fchmodat2_selftest32"
 	       "$top/tests/guest/steps.sh")
 	script=$top/tests/guest/native.sh
 	case $mode in
@@ -195,7 +203,15 @@ for entry in "${matrix[@]}"; do
 	cat "$out/verdict"
 	tr -d '\r' <"$out/console.log" |
 		grep -E '^not ok|^# Totals|WARNING:|BUG:|Oops'
-	count "$out/console.log" "$rc"
+	# mainline's selftest: a row of its own
+	grep -a 'harness: mainline selftest' "$out/console.log" >"$out/selftest.tap"
+	grep -av 'harness: mainline selftest' "$out/console.log" >"$out/main.tap"
+	count "$out/main.tap" "$rc"
+	main_p=$p main_f=$f main_s=$s
+	count "$out/selftest.tap" 0
+	st_row=("$label $KREL: mainline selftest" - - "$p" "$f" "$s" - -)
+	[ "$((p + f))" = 0 ] && { st_row[4]=1; fail=$((fail + 1)); }
+	p=$main_p f=$main_f s=$main_s
 	load=$(tr -d '\r' <"$out/console.log" | sed -n 's/^F2-RESULT load //p' | tail -n 1)
 	unload=$(tr -d '\r' <"$out/console.log" | sed -n 's/^F2-RESULT unload //p' | tail -n 1)
 	console=clean
@@ -203,6 +219,7 @@ for entry in "${matrix[@]}"; do
 	grep -q 'harness: the kernel log is clean' "$out/console.log" || console=DIRTY
 	[ "$rc" = 2 ] && console="VM-DIED"
 	row "$label $KREL" "$build" "${load:--}" "$p" "$f" "$s" "${unload:--}" "$console"
+	row "${st_row[@]}"
 
 	# Issue 15 #1: a task oopses inside the handler (tests/guest/oops.sh),
 	# in a boot of its own (an oops turns lockdep off for good).

@@ -17,11 +17,11 @@ GK_BIN=/f2
 mode=$(cat gk-mode)
 
 bad=
-for m in virtio_pci virtio_blk ext4 xfs btrfs; do
+for m in virtio_pci virtio_blk ext4 xfs btrfs overlay; do
 	modprobe "$m" || bad="$bad $m"
 done
 [ -z "$bad" ]
-step $? "modprobe virtio_pci virtio_blk ext4 xfs btrfs${bad:+ (failed:$bad)}"
+step $? "modprobe virtio_pci virtio_blk ext4 xfs btrfs overlay${bad:+ (failed:$bad)}"
 
 # /dev/vdX of the drive with serial gk-FS
 drive() {
@@ -92,6 +92,8 @@ for fs in $fss; do
 	echo "# ===== $fs"
 	eval "gk_fs_sets $fs /mnt/$fs \${dev_$fs:-}"
 done
+echo "# ===== magic links, overlayfs"
+gk_vfs_sets /mnt/tmpfs
 echo "# ===== ptrace"
 gk_ptrace_sets /mnt/tmpfs
 gk_strace_sets /mnt/tmpfs /f2/trixie

@@ -54,6 +54,8 @@ for fs in $fss; do
 	echo "# ===== $fs"
 	eval "gk_fs_sets $fs $img/mnt/$fs \${dev_$fs:-}"
 done
+echo "# ===== magic links, overlayfs"
+gk_vfs_sets "$img/mnt/tmpfs"
 echo "# ===== ptrace"
 gk_ptrace_sets "$img/mnt/tmpfs"
 gk_strace_sets "$img/mnt/tmpfs" "$trixie"

@@ -14,7 +14,8 @@
 #          lockdep, no symlink block in notify_change), with fchmodat2.ko
 #
 # Sets (build/gatekeepers/SERIES/results/SET.FS.BITS): test (the test
-# program), fs, creds on tmpfs, ext4, xfs, btrfs; ptrace, strace (Debian
+# program), fs, creds, acl (POSIX ACLs) on tmpfs, ext4, xfs, btrfs; vfs
+# (/proc magic links, overlayfs), ptrace, strace (Debian
 # 13's), seccomp, libc and chmod (Debian 13's glibc and coreutils, no
 # /proc) and lsm (AppArmor, VM
 # only) on tmpfs; libc-nomod and chmod-nomod: 5.10 and 6.1 before the
@@ -40,7 +41,7 @@ shopt -s nullglob
 
 here=$top/tests/gatekeepers
 G=$B/gatekeepers
-progs=(gk_fs gk_seccomp gk_ptrace gk_creds gk_lsm)
+progs=(gk_fs gk_seccomp gk_ptrace gk_creds gk_lsm gk_acl gk_vfs)
 # Debian 13's userland for the real-client, strace and AppArmor sets
 trixie_debs=(libc6 coreutils apparmor strace libunwind8 liblzma5)
 trixie_files=(usr/lib64/ld-linux-x86-64.so.2 usr/lib/x86_64-linux-gnu/libc.so.6
@@ -239,7 +240,7 @@ run_vm() {
 		q+=(-drive "file=$out/img/$fs.img,format=raw,if=none,id=$fs,cache=unsafe"
 		    -device "virtio-blk-pci,drive=$fs,serial=gk-$fs")
 	done
-	for m in virtio_pci virtio_blk ext4 xfs btrfs; do
+	for m in virtio_pci virtio_blk ext4 xfs btrfs overlay; do
 		mods+=(-k "$m")
 	done
 	f2_boot "${mods[@]}" "$out/f2" "$out/initrd.cpio.gz" \

@@ -42,12 +42,21 @@ gk_fs_sets() {
 	for bits in ${GK_BITS:-64 32}; do
 		gk_run test "$fs" "$bits" "$(gk_prog fchmodat2_test "$bits")" -d "$mp"
 		gk_run creds "$fs" "$bits" "$(gk_prog gk_creds "$bits")" -d "$mp"
+		gk_run acl "$fs" "$bits" "$(gk_prog gk_acl "$bits")" -d "$mp"
 		if [ -n "$dev" ]; then
 			gk_run fs "$fs" "$bits" "$(gk_prog gk_fs "$bits")" \
 				-m "$mp" -D "$dev" -t "$fs"
 		else
 			gk_run fs "$fs" "$bits" "$(gk_prog gk_fs "$bits")" -m "$mp"
 		fi
+	done
+}
+
+# gk_vfs_sets DIR: /proc/PID/fd magic links and overlayfs (mounted below
+# DIR, on tmpfs).
+gk_vfs_sets() {
+	for bits in ${GK_BITS:-64 32}; do
+		gk_run vfs tmpfs "$bits" "$(gk_prog gk_vfs "$bits")" -d "$1"
 	done
 }
 

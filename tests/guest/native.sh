@@ -17,6 +17,8 @@ echo "# 64-bit test program, native fchmodat2"
 run ./fchmodat2_test
 echo "# 32-bit test program, native fchmodat2"
 run ./fchmodat2_test32
+mainline_selftest fchmodat2_selftest
+mainline_selftest fchmodat2_selftest32
 
 if [ -f fchmodat2.ko ]; then
 	dmesg -c >/dev/null
@@ -34,6 +36,8 @@ if [ -f fchmodat2.ko ]; then
 	run ./fchmodat2_test
 	echo "# 32-bit test program, through the module"
 	run ./fchmodat2_test32
+	mainline_selftest fchmodat2_selftest
+	mainline_selftest fchmodat2_selftest32
 	served=$(cat /sys/module/fchmodat2/calls_served)
 	refused=$(cat /sys/module/fchmodat2/calls_refused)
 	[ "$served" -gt 100 ] && [ "$refused" -gt 100 ]
