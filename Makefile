@@ -31,7 +31,8 @@ KBUILD_VARS := $(if $(filter command line environment,$(origin CC)),CC=$(CC)) \
 	       $(if $(F2_FAULT_INJECT),F2_FAULT_INJECT=$(F2_FAULT_INJECT))
 
 TEST_CFLAGS := -O2 -Wall -Wextra -Werror -static -pthread
-TESTS := $(B)/fchmodat2_test $(B)/fchmodat2_test32 $(B)/bench $(B)/unload_test \
+TESTS := $(B)/fchmodat2_test $(B)/fchmodat2_test32 $(B)/fchmodat2_testx32 \
+	 $(B)/bench $(B)/unload_test \
 	 $(B)/f2call $(B)/modload $(B)/stress $(B)/no452 $(B)/widenr
 
 .PHONY: all deps module tests tests-arm64 install dkms-src uninstall check check-debug prepare demo bench stress sweep realsys emulator-check clean \
@@ -75,6 +76,11 @@ M32_CFLAGS := -m32 -isystem /usr/include/$(shell gcc -print-multiarch)
 $(B)/fchmodat2_test32: tests/fchmodat2_test.c $(TEST_HEADERS)
 	@mkdir -p $(B)
 	gcc $(M32_CFLAGS) $(TEST_CFLAGS) -o $@ $<
+
+# x32 (libc6-dev-x32): the same bi-arch <asm/...> headers
+$(B)/fchmodat2_testx32: tests/fchmodat2_test.c $(TEST_HEADERS)
+	@mkdir -p $(B)
+	gcc -mx32 -isystem /usr/include/$(shell gcc -print-multiarch) $(TEST_CFLAGS) -o $@ $<
 
 $(B)/%: tests/%.c $(TEST_HEADERS)
 	@mkdir -p $(B)

@@ -185,10 +185,11 @@ for entry in "${matrix[@]}"; do
 		files+=("$bin/unload_test" "$out/dkms/fchmodat2.ko"
 			"$out/hog/f2_hog.ko" "$out/hog/f2_killftrace.ko"
 			"$out/module-fi/fchmodat2-fi.ko")
-		[ "$DEBARCH" = amd64 ] && files+=("$B/widenr") ;;
+		[ "$DEBARCH" = amd64 ] && files+=("$B/widenr" "$B/f2call") ;;
 	eval)
 		files+=("$out/module/fchmodat2.ko") ;;
 	esac
+	[ "$mode" != module ] && [ "$DEBARCH" = amd64 ] && files+=("$B/f2call")
 	if [ "$mode" = module ]; then
 		install_check "$out" >"$out/install.tap"
 		grep '^not ok' "$out/install.tap"
@@ -220,6 +221,25 @@ for entry in "${matrix[@]}"; do
 	[ "$rc" = 2 ] && console="VM-DIED"
 	row "$label $KREL" "$build" "${load:--}" "$p" "$f" "$s" "${unload:--}" "$console"
 	row "${st_row[@]}"
+
+	# x32 executed (issue 11 #6): Debian's generic x86_64 kernels build
+	# x32 in and serve it when booted with syscall.x32=y; a boot of its
+	# own with the test program built with -mx32 (tests/guest/x32.sh).
+	case $series:$mode:$append in
+	5.10:module: | 6.1:module: | 6.12:native:)
+		echo "$mode" >"$out/x32-mode"
+		x32files=("$B/fchmodat2_testx32" "$B/f2call" "$out/x32-mode"
+			  "$top/tests/guest/steps.sh")
+		[ "$mode" = module ] && x32files+=("$out/dkms/fchmodat2.ko")
+		f2_stage "$out/x32" "$top/tests/guest/x32.sh" "${x32files[@]}"
+		f2_boot "$out/x32" "$out/x32.cpio.gz" "$out/x32-console.log" \
+			-t 600 -a syscall.x32=y >"$out/x32-verdict"
+		rc=$?
+		cat "$out/x32-verdict"
+		tr -d '\r' <"$out/x32-console.log" | grep -E '^not ok'
+		count "$out/x32-console.log" "$rc"
+		row "$label $KREL: x32 (syscall.x32=y)" - "$(tr -d '\r' <"$out/x32-console.log" | sed -n 's/^F2-RESULT load //p' | tail -n 1)" "$p" "$f" "$s" "$(tr -d '\r' <"$out/x32-console.log" | sed -n 's/^F2-RESULT unload //p' | tail -n 1)" - ;;
+	esac
 
 	# Issue 15 #1: a task oopses inside the handler (tests/guest/oops.sh),
 	# in a boot of its own (an oops turns lockdep off for good).

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * f2call PATH MODE [nofollow|FLAGS]: call fchmodat2(AT_FDCWD, PATH, MODE,
- * flags) once and print the call and its result the way strace would. For
- * the demo and the sweep's smoke set (FLAGS: a number, such as 0x1).
+ * f2call [-x32] PATH MODE [nofollow|FLAGS]: call fchmodat2(AT_FDCWD, PATH,
+ * MODE, flags) once and print the call and its result the way strace
+ * would. For the demo and the sweep's smoke set (FLAGS: a number, such as
+ * 0x1). -x32 (x86_64): as an x32 caller numbers it, 452 | __X32_SYSCALL_BIT.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,16 +18,27 @@
 
 int main(int argc, char **argv)
 {
-	int nofollow = argc > 3 && !strcmp(argv[3], "nofollow");
+	long nr = __NR_fchmodat2, ret;
 	unsigned int mode, flags = 0;
 	char flagstr[32];
-	long ret;
+	int nofollow;
 
+	if (argc > 1 && !strcmp(argv[1], "-x32")) {
+#if defined(__x86_64__) && !defined(__ILP32__)
+		nr |= 0x40000000;
+		argv++;
+		argc--;
+#else
+		fprintf(stderr, "%s: -x32 is for x86_64 programs\n", argv[0]);
+		return 2;
+#endif
+	}
 	if (argc < 3) {
-		fprintf(stderr, "usage: %s PATH MODE [nofollow|FLAGS]\n",
+		fprintf(stderr, "usage: %s [-x32] PATH MODE [nofollow|FLAGS]\n",
 			argv[0]);
 		return 2;
 	}
+	nofollow = argc > 3 && !strcmp(argv[3], "nofollow");
 	mode = strtoul(argv[2], NULL, 8);
 	if (nofollow) {
 		flags = AT_SYMLINK_NOFOLLOW;
@@ -36,9 +48,9 @@ int main(int argc, char **argv)
 			flags = strtoul(argv[3], NULL, 0);
 		snprintf(flagstr, sizeof(flagstr), flags ? "%#x" : "0", flags);
 	}
-	ret = syscall(__NR_fchmodat2, AT_FDCWD, argv[1], mode, flags);
-	printf("fchmodat2(AT_FDCWD, \"%s\", 0%o, %s) = ", argv[1], mode,
-	       flagstr);
+	ret = syscall(nr, AT_FDCWD, argv[1], mode, flags);
+	printf("%sfchmodat2(AT_FDCWD, \"%s\", 0%o, %s) = ",
+	       nr != __NR_fchmodat2 ? "x32 " : "", argv[1], mode, flagstr);
 	if (ret == 0)
 		printf("0\n");
 	else

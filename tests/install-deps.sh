@@ -9,7 +9,7 @@ set -euo pipefail
 # gcc-12-multilib, not gcc-multilib: that conflicts with the cross
 # compilers the arm64 guest's programs need. The last line: what
 # tests/vm/fetch-qemu.sh needs to rebuild QEMU.
-pkgs=(build-essential gcc-12-multilib libelf-dev bc bison flex kmod cpio
+pkgs=(build-essential gcc-12-multilib libc6-dev-x32 libelf-dev bc bison flex kmod cpio
       xz-utils zstd busybox-static qemu-system-x86 ca-certificates
       dwarves dkms dh-dkms debhelper dpkg-dev fakeroot
       gcc-aarch64-linux-gnu libc6-dev-arm64-cross gcc-arm-linux-gnueabihf

@@ -33,8 +33,19 @@ if [ -x ./widenr ]; then
 	sed 's/^/# without the module: /' /tmp/widenr.plain.without
 fi
 
+# x32 (x86_64): Debian boots with it off (syscall.x32=y turns it on; the
+# x32 boot, tests/guest/x32.sh, tests that): x32's 452 stays ENOSYS.
+x32_off() { # x32_off WHEN
+	: >/tmp/x32file && chmod 0644 /tmp/x32file &&
+		./f2call -x32 /tmp/x32file 600 >/tmp/out 2>&1
+	grep -q '= -1 ENOSYS' /tmp/out && [ "$(stat -c %a /tmp/x32file)" = 644 ]
+	step $? "x32 off: x32's 452 is ENOSYS $1: $(cat /tmp/out)"
+}
+[ -x ./f2call ] && x32_off "without the module"
+
 insmod ./fchmodat2.ko
 result load $? "insmod fchmodat2.ko"
+[ -x ./f2call ] && x32_off "with the module"
 if [ -x ./widenr ]; then
 	widenr_all with
 	step $? "wide system call numbers, with the module (plain, ptrace, traced)"
