@@ -101,13 +101,15 @@ echo "# ===== real clients: Debian 13's glibc and chmod, /proc not mounted"
 gk_clients_sets /mnt/tmpfs /f2/trixie
 echo "# ===== AppArmor"
 gk_lsm_sets /mnt/tmpfs /f2/trixie
+echo "# ===== audit"
+gk_audit_sets /mnt/tmpfs
 
 if [ "$mode" = module ]; then
 	served=$(cat /sys/module/fchmodat2/calls_served)
 	refused=$(cat /sys/module/fchmodat2/calls_refused)
 	[ "$served" -gt 100 ] && [ "$refused" -gt 100 ]
 	step $? "the module answered: calls_served=$served calls_refused=$refused"
-	unload "after the filesystem, credentials, ptrace, clients and AppArmor sets"
+	unload "after the filesystem, credentials, ptrace, clients, AppArmor and audit sets"
 	insmod ./fchmodat2.ko
 	step $? "insmod fchmodat2.ko again"
 fi

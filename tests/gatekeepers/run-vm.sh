@@ -17,8 +17,8 @@
 # program), fs, creds, acl (POSIX ACLs) on tmpfs, ext4, xfs, btrfs; vfs
 # (/proc magic links, overlayfs), ptrace, strace (Debian
 # 13's), seccomp, libc and chmod (Debian 13's glibc and coreutils, no
-# /proc) and lsm (AppArmor, VM
-# only) on tmpfs; libc-nomod and chmod-nomod: 5.10 and 6.1 before the
+# /proc), lsm (AppArmor, VM
+# only) and audit (records of an exit rule on 452, VM only) on tmpfs; libc-nomod and chmod-nomod: 5.10 and 6.1 before the
 # module is loaded (glibc's fallback; checked, not compared).
 #
 # One boot per kernel. The same static programs (64- and 32-bit) run
@@ -41,7 +41,7 @@ shopt -s nullglob
 
 here=$top/tests/gatekeepers
 G=$B/gatekeepers
-progs=(gk_fs gk_seccomp gk_ptrace gk_creds gk_lsm gk_acl gk_vfs)
+progs=(gk_fs gk_seccomp gk_ptrace gk_creds gk_lsm gk_acl gk_vfs gk_audit)
 # Debian 13's userland for the real-client, strace and AppArmor sets
 trixie_debs=(libc6 coreutils apparmor strace libunwind8 liblzma5)
 trixie_files=(usr/lib64/ld-linux-x86-64.so.2 usr/lib/x86_64-linux-gnu/libc.so.6
@@ -323,11 +323,11 @@ compare() {
 	done
 	for f in "$G/$run"/results/*; do
 		[ -f "$G/$ref/results/${f##*/}" ] && continue
-		# without the module: nothing native to compare with; AppArmor:
-		# not run on this machine
+		# without the module: nothing native to compare with; AppArmor
+		# and audit: not run on this machine (machine-wide settings)
 		case ${f##*/} in
 		*-nomod.*) continue ;;
-		lsm.*) [ "$ref" = host ] && continue ;;
+		lsm.* | audit.*) [ "$ref" = host ] && continue ;;
 		*.32)
 			if [ "$ref" = host ] && ! grep -qw 32 "$G/host/bits"; then
 				n=$((n + 1))

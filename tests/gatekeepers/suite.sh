@@ -60,6 +60,14 @@ gk_vfs_sets() {
 	done
 }
 
+# gk_audit_sets DIR: the audit records of an exit rule on 452 (VM only:
+# the program enables audit and registers as the audit daemon).
+gk_audit_sets() {
+	for bits in ${GK_BITS:-64 32}; do
+		gk_run audit tmpfs "$bits" "$(gk_prog gk_audit "$bits")" -d "$1"
+	done
+}
+
 # gk_ptrace_sets DIR, gk_seccomp_sets DIR: in a directory on tmpfs.
 gk_ptrace_sets() {
 	for bits in ${GK_BITS:-64 32}; do
