@@ -17,11 +17,11 @@ GK_BIN=/f2
 mode=$(cat gk-mode)
 
 bad=
-for m in virtio_pci virtio_blk ext4 xfs btrfs overlay; do
+for m in virtio_pci virtio_blk ext4 xfs btrfs overlay nfsd nfsv4; do
 	modprobe "$m" || bad="$bad $m"
 done
 [ -z "$bad" ]
-step $? "modprobe virtio_pci virtio_blk ext4 xfs btrfs overlay${bad:+ (failed:$bad)}"
+step $? "modprobe virtio_pci virtio_blk ext4 xfs btrfs overlay nfsd nfsv4${bad:+ (failed:$bad)}"
 
 # /dev/vdX of the drive with serial gk-FS
 drive() {
@@ -103,13 +103,15 @@ echo "# ===== AppArmor"
 gk_lsm_sets /mnt/tmpfs /f2/trixie
 echo "# ===== audit"
 gk_audit_sets /mnt/tmpfs
+echo "# ===== NFS"
+gk_nfs_sets /mnt/tmpfs
 
 if [ "$mode" = module ]; then
 	served=$(cat /sys/module/fchmodat2/calls_served)
 	refused=$(cat /sys/module/fchmodat2/calls_refused)
 	[ "$served" -gt 100 ] && [ "$refused" -gt 100 ]
 	step $? "the module answered: calls_served=$served calls_refused=$refused"
-	unload "after the filesystem, credentials, ptrace, clients, AppArmor and audit sets"
+	unload "after the filesystem, credentials, ptrace, clients, AppArmor, audit and NFS sets"
 	insmod ./fchmodat2.ko
 	step $? "insmod fchmodat2.ko again"
 fi

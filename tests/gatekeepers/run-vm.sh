@@ -18,7 +18,8 @@
 # (/proc magic links, overlayfs), ptrace, strace (Debian
 # 13's), seccomp, libc and chmod (Debian 13's glibc and coreutils, no
 # /proc), lsm (AppArmor, VM
-# only) and audit (records of an exit rule on 452, VM only) on tmpfs; libc-nomod and chmod-nomod: 5.10 and 6.1 before the
+# only), audit (records of an exit rule on 452, VM only) and nfs (NFSv4.2
+# server and client on the guest, VM only) on tmpfs; libc-nomod and chmod-nomod: 5.10 and 6.1 before the
 # module is loaded (glibc's fallback; checked, not compared).
 #
 # One boot per kernel. The same static programs (64- and 32-bit) run
@@ -41,7 +42,7 @@ shopt -s nullglob
 
 here=$top/tests/gatekeepers
 G=$B/gatekeepers
-progs=(gk_fs gk_seccomp gk_ptrace gk_creds gk_lsm gk_acl gk_vfs gk_audit)
+progs=(gk_fs gk_seccomp gk_ptrace gk_creds gk_lsm gk_acl gk_vfs gk_audit gk_nfs)
 # Debian 13's userland for the real-client, strace and AppArmor sets
 trixie_debs=(libc6 coreutils apparmor strace libunwind8 liblzma5)
 trixie_files=(usr/lib64/ld-linux-x86-64.so.2 usr/lib/x86_64-linux-gnu/libc.so.6
@@ -240,7 +241,7 @@ run_vm() {
 		q+=(-drive "file=$out/img/$fs.img,format=raw,if=none,id=$fs,cache=unsafe"
 		    -device "virtio-blk-pci,drive=$fs,serial=gk-$fs")
 	done
-	for m in virtio_pci virtio_blk ext4 xfs btrfs overlay; do
+	for m in virtio_pci virtio_blk ext4 xfs btrfs overlay nfsd nfsv4; do
 		mods+=(-k "$m")
 	done
 	f2_boot "${mods[@]}" "$out/f2" "$out/initrd.cpio.gz" \
@@ -323,11 +324,11 @@ compare() {
 	done
 	for f in "$G/$run"/results/*; do
 		[ -f "$G/$ref/results/${f##*/}" ] && continue
-		# without the module: nothing native to compare with; AppArmor
-		# and audit: not run on this machine (machine-wide settings)
+		# without the module: nothing native to compare with; AppArmor,
+		# audit and nfsd: not run on this machine (machine-wide settings)
 		case ${f##*/} in
 		*-nomod.*) continue ;;
-		lsm.* | audit.*) [ "$ref" = host ] && continue ;;
+		lsm.* | audit.* | nfs.*) [ "$ref" = host ] && continue ;;
 		*.32)
 			if [ "$ref" = host ] && ! grep -qw 32 "$G/host/bits"; then
 				n=$((n + 1))

@@ -68,6 +68,15 @@ gk_audit_sets() {
 	done
 }
 
+# gk_nfs_sets DIR: NFSv4.2 on the loopback interface, the kernel's nfsd
+# exporting a directory below DIR (tmpfs) and its client mounting it back
+# (VM only: nfsd is machine-wide).
+gk_nfs_sets() {
+	for bits in ${GK_BITS:-64 32}; do
+		gk_run nfs tmpfs "$bits" "$(gk_prog gk_nfs "$bits")" -d "$1"
+	done
+}
+
 # gk_ptrace_sets DIR, gk_seccomp_sets DIR: in a directory on tmpfs.
 gk_ptrace_sets() {
 	for bits in ${GK_BITS:-64 32}; do

@@ -1,0 +1,357 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gk_nfs - fchmodat2 over NFSv4.2, client and server on one machine: the
+ * kernel's nfsd exports a directory (set up here through /proc/fs/nfsd
+ * and the export caches, as rpc.nfsd and rpc.mountd would), and the
+ * kernel's NFS client mounts it back over the loopback interface.
+ *
+ *   - on the client: a regular file changes on the server, a symlink with
+ *     AT_SYMLINK_NOFOLLOW is refused before any request is sent;
+ *   - on the server, while the client holds a read delegation on the
+ *     file: notify_change() hands back the delegated inode, the call waits
+ *     for the delegation in break_deleg_wait() and retries (the filelock
+ *     trace events show the blocking break), and the mode changes;
+ *   - the ESTALE retry: the client's cached dentry names a file the
+ *     server replaced; the first SETATTR gets NFS4ERR_STALE, the path is
+ *     looked up again (LOOKUP_REVAL) and the new file changes (the nfs4
+ *     trace events show both SETATTRs).
+ *
+ * Usage: gk_nfs -d DIR (on tmpfs; exported as the NFSv4 root, and the
+ * client mounts it on DIR/../gk-nfs-mnt). Needs the nfsd and nfsv4
+ * modules loaded, /proc mounted. VM only: nfsd is machine-wide.
+ */
+#include "gk.h"
+
+#include <net/if.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/socket.h>
+
+#define TRACING		"/sys/kernel/tracing"
+#define NFSD		"/proc/fs/nfsd"
+#define EXPIRY		"2147483647"
+#define NFSEXP_INSECURE_PORT	0x0002
+#define NFSEXP_NOSUBTREECHECK	0x0400
+#define NFSEXP_FSID		0x2000
+
+static int wfd = -1, mfd = -1;
+static char work[PATH_MAX / 2], mnt[PATH_MAX / 2];
+static bool served, mounted;
+
+/* Write @text to the file @path: 0 or -errno. (nfsd wants a newline.) */
+static int put(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), err = 0;
+	size_t len = strlen(text);
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, text, len) != (ssize_t)len)
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+static int put_or_fail(const char *path, const char *text)
+{
+	int err = put(path, text);
+
+	if (err) {
+		errno = -err;
+		setup_error("write", path);
+	}
+	return err;
+}
+
+static int lo_up(void)
+{
+	struct ifreq ifr;
+	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), err = 0;
+
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "lo");
+	if (s < 0 || ioctl(s, SIOCGIFFLAGS, &ifr))
+		err = -1;
+	ifr.ifr_flags |= IFF_UP;
+	if (!err && ioctl(s, SIOCSIFFLAGS, &ifr))
+		err = -1;
+	if (err)
+		setup_error("bring up", "lo");
+	if (s >= 0)
+		close(s);
+	return err;
+}
+
+/*
+ * What rpc.nfsd and rpc.mountd would do: NFSv4 only (no rpcbind, no
+ * lockd), short lease and grace times, the export caches answered ahead
+ * of the upcalls (127.0.0.1 is in domain gkdom, @work is its NFSv4 root,
+ * fsid 0, no root squashing), a TCP listener on 2049, four threads.
+ */
+static void server_and_client_set_up(void)
+{
+	char line[PATH_MAX];
+	const char *v;
+	unsigned int flags = NFSEXP_FSID | NFSEXP_NOSUBTREECHECK |
+			     NFSEXP_INSECURE_PORT;
+
+	if (access("/proc/net/rpc/nfsd.export/channel", W_OK)) {
+		setup_error("nfsd module", "/proc/net/rpc/nfsd.export");
+		return;
+	}
+	if (mount("nfsd", NFSD, "nfsd", 0, NULL) && errno != EBUSY) {
+		setup_error("mount", NFSD);
+		return;
+	}
+	if (lo_up())
+		return;
+	/* each version alone: a kernel without v2 refuses "-2" */
+	for (v = "-2\n\0-3\n\0+4\n\0+4.1\n\0+4.2\n\0"; *v; v += strlen(v) + 1)
+		if (put(NFSD "/versions", v) && v[0] == '+')
+			return (void)put_or_fail(NFSD "/versions", v);
+	if (put_or_fail(NFSD "/nfsv4leasetime", "10\n") ||
+	    (!access(NFSD "/nfsv4gracetime", F_OK) &&
+	     put_or_fail(NFSD "/nfsv4gracetime", "10\n")))
+		return;
+	if (put_or_fail("/proc/net/rpc/auth.unix.ip/channel",
+			"nfsd 127.0.0.1 " EXPIRY " gkdom\n"))
+		return;
+	snprintf(line, sizeof(line), "gkdom %s " EXPIRY " %u 65534 65534 0\n",
+		 work, flags);
+	if (put_or_fail("/proc/net/rpc/nfsd.export/channel", line))
+		return;
+	snprintf(line, sizeof(line), "gkdom 1 \\x00000000 " EXPIRY " %s\n",
+		 work);
+	if (put_or_fail("/proc/net/rpc/nfsd.fh/channel", line))
+		return;
+	if (put_or_fail(NFSD "/portlist", "tcp 2049\n") ||
+	    put_or_fail(NFSD "/threads", "4\n"))
+		return;
+	served = true;
+	/*
+	 * Long attribute caching: the client trusts its dentries (the
+	 * ESTALE case relies on it).
+	 */
+	if (mount("127.0.0.1:/", mnt, "nfs4", 0,
+		  "vers=4.2,addr=127.0.0.1,clientaddr=127.0.0.1,actimeo=600")) {
+		setup_error("mount nfs4 127.0.0.1:/ on", mnt);
+		return;
+	}
+	mounted = true;
+	mfd = open(mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (mfd < 0)
+		setup_error("open", mnt);
+	/* no delegation is granted in the grace period */
+	sleep(11);
+}
+
+static bool ready(void)
+{
+	if (mfd >= 0)
+		return true;
+	setup_error("nfs", "not set up (see the first case)");
+	return false;
+}
+
+static void client_regular_file_changed_on_the_server(void)
+{
+	if (!ready() || make_file(wfd, "cfile", 0644))
+		return;
+	EXPECT_MODE(mfd, "cfile", S_IFREG | 0644);
+	EXPECT_OK(sys_fchmodat2(mfd, "cfile", 0600, 0));
+	EXPECT_MODE(mfd, "cfile", S_IFREG | 0600);
+	EXPECT_MODE(wfd, "cfile", S_IFREG | 0600);
+	EXPECT_OK(sys_fchmodat2(mfd, "cfile", 0640, NOFOLLOW));
+	EXPECT_MODE(wfd, "cfile", S_IFREG | 0640);
+}
+
+static void client_symlink_nofollow_eopnotsupp_followed_changes_target(void)
+{
+	if (!ready() || make_file(wfd, "cfile2", 0644) ||
+	    make_link(wfd, "clink", "cfile2"))
+		return;
+	EXPECT_ERR(sys_fchmodat2(mfd, "clink", 0600, NOFOLLOW), EOPNOTSUPP);
+	EXPECT_MODE(mfd, "clink", S_IFLNK | 0777);
+	EXPECT_MODE(wfd, "clink", S_IFLNK | 0777);
+	EXPECT_MODE(wfd, "cfile2", S_IFREG | 0644);
+	EXPECT_OK(sys_fchmodat2(mfd, "clink", 0604, 0));
+	EXPECT_MODE(wfd, "cfile2", S_IFREG | 0604);
+	EXPECT_MODE(wfd, "clink", S_IFLNK | 0777);
+}
+
+/* Whether /proc/locks shows a delegation on @ino. */
+static bool delegated(ino_t ino)
+{
+	char line[256], want[32];
+	bool found = false;
+	FILE *f = fopen("/proc/locks", "re");
+
+	if (!f)
+		return false;
+	snprintf(want, sizeof(want), ":%lu ", (unsigned long)ino);
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "DELEG") && strstr(line, want))
+			found = true;
+	fclose(f);
+	return found;
+}
+
+/* Enable (@on) the trace events @events (NULL-terminated), clear the buffer. */
+static int trace_events(const char * const *events, bool on)
+{
+	char path[256];
+
+	if (mount("nodev", TRACING, "tracefs", 0, NULL) && errno != EBUSY) {
+		setup_error("mount", TRACING);
+		return -1;
+	}
+	for (; *events; events++) {
+		snprintf(path, sizeof(path), TRACING "/events/%s/enable",
+			 *events);
+		if (put_or_fail(path, on ? "1" : "0"))
+			return -1;
+	}
+	if (on) {
+		/* opening the buffer with O_TRUNC clears it */
+		int fd = open(TRACING "/trace", O_WRONLY | O_TRUNC | O_CLOEXEC);
+
+		if (fd < 0) {
+			setup_error("clear", TRACING "/trace");
+			return -1;
+		}
+		close(fd);
+	}
+	return 0;
+}
+
+/* How many lines of the trace buffer hold @a (and @b, if not NULL). */
+static int trace_count(const char *a, const char *b)
+{
+	char line[1024];
+	int n = 0;
+	FILE *f = fopen(TRACING "/trace", "re");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (line[0] == '#')
+			continue;
+		if (strstr(line, a) && (!b || strstr(line, b))) {
+			n++;
+			printf("# trace: %s", line);
+		}
+	}
+	fclose(f);
+	return n;
+}
+
+static void server_chmod_breaks_a_read_delegation_and_retries(void)
+{
+	static const char * const events[] = {
+		"filelock/break_lease_noblock", "filelock/break_lease_block",
+		NULL
+	};
+	struct stat st;
+	int fd = -1, i;
+
+	if (!ready() || make_file(wfd, "dfile", 0644) ||
+	    fstatat(wfd, "dfile", &st, 0))
+		return;
+	/* a read open gets a delegation once the callback channel is up */
+	for (i = 0; i < 40 && !delegated(st.st_ino); i++) {
+		if (fd >= 0) {
+			close(fd);
+			usleep(250000);
+		}
+		fd = openat(mfd, "dfile", O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			setup_error("open", "dfile");
+			return;
+		}
+	}
+	if (!delegated(st.st_ino)) {
+		gk_failures++;
+		diag("the client holds no delegation on dfile after %d opens",
+		     i);
+		close(fd);
+		return;
+	}
+	if (trace_events(events, true))
+		goto out;
+	EXPECT_OK(sys_fchmodat2(wfd, "dfile", 0600, 0));
+	EXPECT_MODE(wfd, "dfile", S_IFREG | 0600);
+	EXPECT_EQ(trace_count("break_lease_noblock", "gk_nfs"), 1);
+	EXPECT_EQ(trace_count("break_lease_block", "gk_nfs") > 0, 1);
+	EXPECT_EQ(delegated(st.st_ino), 0);
+	trace_events(events, false);
+out:
+	close(fd);
+}
+
+static void client_estale_after_replace_retried_with_a_new_lookup(void)
+{
+	static const char * const events[] = { "nfs4/nfs4_setattr", NULL };
+	struct stat old, now;
+
+	if (!ready() || make_file(wfd, "efile", 0644))
+		return;
+	/* the client caches the dentry and its file handle */
+	if (fstatat(mfd, "efile", &old, 0)) {
+		setup_error("stat", "efile on the client");
+		return;
+	}
+	/* the server replaces the file */
+	if (unlinkat(wfd, "efile", 0) || make_file(wfd, "efile", 0644) ||
+	    fstatat(wfd, "efile", &now, 0)) {
+		setup_error("replace", "efile");
+		return;
+	}
+	if (now.st_ino == old.st_ino)
+		diag("the new efile has the old inode number");
+	if (trace_events(events, true))
+		return;
+	EXPECT_OK(sys_fchmodat2(mfd, "efile", 0600, 0));
+	EXPECT_MODE(wfd, "efile", S_IFREG | 0600);
+	EXPECT_MODE(mfd, "efile", S_IFREG | 0600);
+	/* the first SETATTR, with the old file handle, is stale */
+	EXPECT_EQ(trace_count("nfs4_setattr", "STALE"), 1);
+	EXPECT_EQ(trace_count("nfs4_setattr", NULL), 2);
+	trace_events(events, false);
+}
+
+static const struct gk_case cases[] = {
+	GK_CASE(server_and_client_set_up),
+	GK_CASE(client_regular_file_changed_on_the_server),
+	GK_CASE(client_symlink_nofollow_eopnotsupp_followed_changes_target),
+	GK_CASE(server_chmod_breaks_a_read_delegation_and_retries),
+	GK_CASE(client_estale_after_replace_retried_with_a_new_lookup),
+};
+
+int main(int argc, char **argv)
+{
+	static const char * const files[] = {
+		"cfile", "cfile2", "clink", "dfile", "efile", NULL
+	};
+	const char *dir = gk_dir_option(argc, argv);
+
+	gk_begin(ARRAY_SIZE(cases));
+	umask(0);
+	if (geteuid() != 0 || !dir) {
+		diag("usage: gk_nfs -d DIR, as root");
+		return 1;
+	}
+	snprintf(mnt, sizeof(mnt), "%s/../gk-nfs-mnt", dir);
+	if (mkdir(mnt, 0755) && errno != EEXIST)
+		diag("mkdir %s: %s", mnt, errno_name(errno));
+	wfd = gk_workdir(dir, "nfs", work, sizeof(work));
+	gk_run_cases(cases, ARRAY_SIZE(cases), NULL, wfd);
+	if (mfd >= 0)
+		close(mfd);
+	if (mounted && umount(mnt))
+		diag("umount %s: %s", mnt, errno_name(errno));
+	if (served)
+		put(NFSD "/threads", "0\n");
+	gk_remove_workdir(wfd, work, files, NULL);
+	rmdir(mnt);
+	return gk_end();
+}
