@@ -8,7 +8,8 @@
  * merged path).
  *
  * Usage: gk_vfs -d DIR (on tmpfs; overlayfs is mounted below it, /proc
- * must be mounted). Root only.
+ * must be mounted). Root only. The magic links are named relative to an
+ * O_PATH descriptor of /proc ("PID/fd/N").
  */
 #include "gk.h"
 
@@ -16,7 +17,11 @@
 #include <sys/mount.h>
 #include <sys/prctl.h>
 
-static int wfd = -1;
+/*
+ * /proc, open: the magic links are named relative to it, so that another
+ * user needs no search permission on "/" (an initramfs's root is 0700).
+ */
+static int wfd = -1, procfd = -1;
 static char work[PATH_MAX / 2];
 
 static char *wpath(const char *name)
@@ -32,9 +37,9 @@ static char *fdpath(pid_t pid, int fd)
 	static char path[64];
 
 	if (pid)
-		snprintf(path, sizeof(path), "/proc/%d/fd/%d", pid, fd);
+		snprintf(path, sizeof(path), "%d/fd/%d", pid, fd);
 	else
-		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		snprintf(path, sizeof(path), "self/fd/%d", fd);
 	return path;
 }
 
@@ -72,7 +77,7 @@ static void magic_link_opath_file_followed_changes_the_file(void)
 	fd = opath("mfile", 0);
 	if (fd < 0)
 		return;
-	EXPECT_OK(sys_fchmodat2(AT_FDCWD, fdpath(0, fd), 0600, 0));
+	EXPECT_OK(sys_fchmodat2(procfd, fdpath(0, fd), 0600, 0));
 	EXPECT_MODE(wfd, "mfile", S_IFREG | 0600);
 	close(fd);
 }
@@ -87,7 +92,7 @@ static void magic_link_nofollow_eopnotsupp_file_unchanged(void)
 	fd = opath("mfile2", 0);
 	if (fd < 0)
 		return;
-	EXPECT_ERR(sys_fchmodat2(AT_FDCWD, fdpath(0, fd), 0600, NOFOLLOW),
+	EXPECT_ERR(sys_fchmodat2(procfd, fdpath(0, fd), 0600, NOFOLLOW),
 		   EOPNOTSUPP);
 	EXPECT_MODE(wfd, "mfile2", S_IFREG | 0644);
 	close(fd);
@@ -104,9 +109,9 @@ static void magic_link_to_a_symlink_eopnotsupp_both_ways(void)
 	fd = opath("mlink", O_NOFOLLOW);
 	if (fd < 0)
 		return;
-	EXPECT_ERR(sys_fchmodat2(AT_FDCWD, fdpath(0, fd), 0600, 0),
+	EXPECT_ERR(sys_fchmodat2(procfd, fdpath(0, fd), 0600, 0),
 		   EOPNOTSUPP);
-	EXPECT_ERR(sys_fchmodat2(AT_FDCWD, fdpath(0, fd), 0600, NOFOLLOW),
+	EXPECT_ERR(sys_fchmodat2(procfd, fdpath(0, fd), 0600, NOFOLLOW),
 		   EOPNOTSUPP);
 	EXPECT_MODE(wfd, "mlink", S_IFLNK | 0777);
 	EXPECT_MODE(wfd, "mtarget", S_IFREG | 0644);
@@ -125,14 +130,14 @@ static void magic_link_opath_directory_followed(void)
 	fd = opath("mdir", O_DIRECTORY);
 	if (fd < 0)
 		return;
-	EXPECT_OK(sys_fchmodat2(AT_FDCWD, fdpath(0, fd), 0700, 0));
+	EXPECT_OK(sys_fchmodat2(procfd, fdpath(0, fd), 0700, 0));
 	EXPECT_MODE(wfd, "mdir", S_IFDIR | 0700);
 	/* a path relative to the directory the magic link names */
 	if (!make_file(wfd, "mdir/inner", 0644)) {
 		char path[80];
 
 		snprintf(path, sizeof(path), "%s/inner", fdpath(0, fd));
-		EXPECT_OK(sys_fchmodat2(AT_FDCWD, path, 0604, NOFOLLOW));
+		EXPECT_OK(sys_fchmodat2(procfd, path, 0604, NOFOLLOW));
 		EXPECT_MODE(wfd, "mdir/inner", S_IFREG | 0604);
 	}
 	close(fd);
@@ -152,9 +157,9 @@ static void magic_link_deleted_file_still_changed(void)
 		close(fd);
 		return;
 	}
-	EXPECT_OK(sys_fchmodat2(AT_FDCWD, fdpath(0, fd), 0400, 0));
+	EXPECT_OK(sys_fchmodat2(procfd, fdpath(0, fd), 0400, 0));
 	EXPECT_FMODE(fd, S_IFREG | 0400);
-	EXPECT_ERR(sys_fchmodat2(AT_FDCWD, fdpath(0, fd), 0600, NOFOLLOW),
+	EXPECT_ERR(sys_fchmodat2(procfd, fdpath(0, fd), 0600, NOFOLLOW),
 		   EOPNOTSUPP);
 	EXPECT_FMODE(fd, S_IFREG | 0400);
 	close(fd);
@@ -227,9 +232,9 @@ static void other_task_fd_as_root_followed(void)
 	pid = holder("ofile", 0, &fd, &hold);
 	if (pid < 0)
 		return;
-	EXPECT_OK(sys_fchmodat2(AT_FDCWD, fdpath(pid, fd), 0640, 0));
+	EXPECT_OK(sys_fchmodat2(procfd, fdpath(pid, fd), 0640, 0));
 	EXPECT_MODE(wfd, "ofile", S_IFREG | 0640);
-	EXPECT_ERR(sys_fchmodat2(AT_FDCWD, fdpath(pid, fd), 0600, NOFOLLOW),
+	EXPECT_ERR(sys_fchmodat2(procfd, fdpath(pid, fd), 0600, NOFOLLOW),
 		   EOPNOTSUPP);
 	EXPECT_MODE(wfd, "ofile", S_IFREG | 0640);
 	release(pid, hold);
@@ -266,20 +271,20 @@ static void other_task_fd_as_another_user(void)
 		    setresuid(NOBODY, NOBODY, NOBODY))
 			_exit(3);
 		errno = 0;
-		if (sys_fchmodat2(AT_FDCWD, fdpath(root, rfd), 0600, 0) != -1 ||
+		if (sys_fchmodat2(procfd, fdpath(root, rfd), 0600, 0) != -1 ||
 		    errno != EACCES) {
 			printf("# root's fd: %s, not EACCES\n", errno_name(errno));
 			bad = 1;
 		}
 		errno = 0;
-		if (sys_fchmodat2(AT_FDCWD, fdpath(nob, nfd), 0600, 0) != -1 ||
+		if (sys_fchmodat2(procfd, fdpath(nob, nfd), 0600, 0) != -1 ||
 		    errno != EPERM) {
 			printf("# own task's fd of root's file: %s, not EPERM\n",
 			       errno_name(errno));
 			bad = 1;
 		}
 		errno = 0;
-		if (sys_fchmodat2(AT_FDCWD, fdpath(own, ownfd), 0604, 0)) {
+		if (sys_fchmodat2(procfd, fdpath(own, ownfd), 0604, 0)) {
 			printf("# own task's fd of own file: %s, not 0\n",
 			       errno_name(errno));
 			bad = 1;
@@ -502,8 +507,11 @@ int main(int argc, char **argv)
 		diag("must run as root");
 		return 1;
 	}
+	procfd = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (procfd < 0)
+		diag("open /proc: %s", errno_name(errno));
 	wfd = gk_workdir(dir, "vfs", work, sizeof(work));
-	gk_run_cases(cases, ARRAY_SIZE(cases), NULL, wfd);
+	gk_run_cases(cases, ARRAY_SIZE(cases), NULL, procfd < 0 ? -1 : wfd);
 	ovl_umount();
 	gk_remove_workdir(wfd, work, files, dirs);
 	return gk_end();
