@@ -507,11 +507,14 @@ int main(int argc, char **argv)
 		diag("must run as root");
 		return 1;
 	}
-	procfd = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (procfd < 0)
-		diag("open /proc: %s", errno_name(errno));
 	wfd = gk_workdir(dir, "vfs", work, sizeof(work));
-	gk_run_cases(cases, ARRAY_SIZE(cases), NULL, procfd < 0 ? -1 : wfd);
+	procfd = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (procfd < 0) {
+		diag("open /proc: %s", errno_name(errno));
+		gk_run_cases(cases, ARRAY_SIZE(cases), NULL, -1);
+	} else {
+		gk_run_cases(cases, ARRAY_SIZE(cases), NULL, wfd);
+	}
 	ovl_umount();
 	gk_remove_workdir(wfd, work, files, dirs);
 	return gk_end();
