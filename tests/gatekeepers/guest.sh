@@ -93,18 +93,18 @@ for fs in $fss; do
 	eval "gk_fs_sets $fs /mnt/$fs \${dev_$fs:-}"
 done
 echo "# ===== magic links, overlayfs"
-gk_vfs_sets /mnt/tmpfs
+gk_tmpfs_sets vfs /mnt/tmpfs
 echo "# ===== ptrace"
-gk_ptrace_sets /mnt/tmpfs
+gk_tmpfs_sets ptrace /mnt/tmpfs
 gk_strace_sets /mnt/tmpfs /f2/trixie
 echo "# ===== real clients: Debian 13's glibc and chmod, /proc not mounted"
 gk_clients_sets /mnt/tmpfs /f2/trixie
 echo "# ===== AppArmor"
 gk_lsm_sets /mnt/tmpfs /f2/trixie
 echo "# ===== audit"
-gk_audit_sets /mnt/tmpfs
+gk_tmpfs_sets audit /mnt/tmpfs
 echo "# ===== NFS"
-gk_nfs_sets /mnt/tmpfs
+gk_tmpfs_sets nfs /mnt/tmpfs
 
 if [ "$mode" = module ]; then
 	served=$(cat /sys/module/fchmodat2/calls_served)
@@ -116,7 +116,7 @@ if [ "$mode" = module ]; then
 	step $? "insmod fchmodat2.ko again"
 fi
 echo "# ===== seccomp"
-gk_seccomp_sets /mnt/tmpfs
+gk_tmpfs_sets seccomp /mnt/tmpfs
 if [ "$mode" = module ]; then
 	unload "after the seccomp sets (tasks killed by seccomp in system call entry)"
 fi

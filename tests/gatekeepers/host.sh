@@ -55,13 +55,13 @@ for fs in $fss; do
 	eval "gk_fs_sets $fs $img/mnt/$fs \${dev_$fs:-}"
 done
 echo "# ===== magic links, overlayfs"
-gk_vfs_sets "$img/mnt/tmpfs"
+gk_tmpfs_sets vfs "$img/mnt/tmpfs"
 echo "# ===== ptrace"
-gk_ptrace_sets "$img/mnt/tmpfs"
+gk_tmpfs_sets ptrace "$img/mnt/tmpfs"
 gk_strace_sets "$img/mnt/tmpfs" "$trixie"
 echo "# ===== real clients: Debian 13's glibc and chmod, /proc not mounted"
 gk_clients_sets "$img/mnt/tmpfs" "$trixie"
 echo "# ===== seccomp"
-gk_seccomp_sets "$img/mnt/tmpfs"
+gk_tmpfs_sets seccomp "$img/mnt/tmpfs"
 
 finish

@@ -52,40 +52,19 @@ gk_fs_sets() {
 	done
 }
 
-# gk_vfs_sets DIR: /proc/PID/fd magic links and overlayfs (mounted below
-# DIR, on tmpfs).
-gk_vfs_sets() {
+# gk_tmpfs_sets SET DIR: the program gk_SET, 64- and 32-bit, in a
+# directory below DIR (on tmpfs). The sets:
+#   vfs      /proc/PID/fd magic links, overlayfs (mounted below DIR)
+#   ptrace   ptrace stops and rewritten arguments
+#   seccomp  seccomp filters and notifications
+#   audit    the records of an exit rule on 452 (VM only: the program
+#            enables audit and registers as the audit daemon)
+#   nfs      NFSv4.2 on the loopback interface: the kernel's nfsd exports
+#            a directory below DIR, its client mounts it back (VM only:
+#            nfsd is machine-wide)
+gk_tmpfs_sets() {
 	for bits in ${GK_BITS:-64 32}; do
-		gk_run vfs tmpfs "$bits" "$(gk_prog gk_vfs "$bits")" -d "$1"
-	done
-}
-
-# gk_audit_sets DIR: the audit records of an exit rule on 452 (VM only:
-# the program enables audit and registers as the audit daemon).
-gk_audit_sets() {
-	for bits in ${GK_BITS:-64 32}; do
-		gk_run audit tmpfs "$bits" "$(gk_prog gk_audit "$bits")" -d "$1"
-	done
-}
-
-# gk_nfs_sets DIR: NFSv4.2 on the loopback interface, the kernel's nfsd
-# exporting a directory below DIR (tmpfs) and its client mounting it back
-# (VM only: nfsd is machine-wide).
-gk_nfs_sets() {
-	for bits in ${GK_BITS:-64 32}; do
-		gk_run nfs tmpfs "$bits" "$(gk_prog gk_nfs "$bits")" -d "$1"
-	done
-}
-
-# gk_ptrace_sets DIR, gk_seccomp_sets DIR: in a directory on tmpfs.
-gk_ptrace_sets() {
-	for bits in ${GK_BITS:-64 32}; do
-		gk_run ptrace tmpfs "$bits" "$(gk_prog gk_ptrace "$bits")" -d "$1"
-	done
-}
-gk_seccomp_sets() {
-	for bits in ${GK_BITS:-64 32}; do
-		gk_run seccomp tmpfs "$bits" "$(gk_prog gk_seccomp "$bits")" -d "$1"
+		gk_run "$1" tmpfs "$bits" "$(gk_prog "gk_$1" "$bits")" -d "$2"
 	done
 }
 
