@@ -238,7 +238,9 @@ for entry in "${matrix[@]}"; do
 		cat "$out/x32-verdict"
 		tr -d '\r' <"$out/x32-console.log" | grep -E '^not ok'
 		count "$out/x32-console.log" "$rc"
-		row "$label $KREL: x32 (syscall.x32=y)" - "$(tr -d '\r' <"$out/x32-console.log" | sed -n 's/^F2-RESULT load //p' | tail -n 1)" "$p" "$f" "$s" "$(tr -d '\r' <"$out/x32-console.log" | sed -n 's/^F2-RESULT unload //p' | tail -n 1)" - ;;
+		load=$(tr -d '\r' <"$out/x32-console.log" | sed -n 's/^F2-RESULT load //p' | tail -n 1)
+		unload=$(tr -d '\r' <"$out/x32-console.log" | sed -n 's/^F2-RESULT unload //p' | tail -n 1)
+		row "$label $KREL: x32 (syscall.x32=y)" - "${load:--}" "$p" "$f" "$s" "${unload:--}" - ;;
 	esac
 
 	# Issue 15 #1: a task oopses inside the handler (tests/guest/oops.sh),
