@@ -22,6 +22,7 @@ unsigned long f2_lookup_name(const char *name);
 bool f2_callable(unsigned long addr, const char *name);
 bool f2_ftrace_dead(void);
 unsigned long f2_symbol_size(unsigned long addr);
+unsigned long f2_lookup_variant(const char *name, int nth);
 
 /* syscall.c: fchmodat2() itself, callable from any interception mechanism. */
 int f2_syscall_init(void);
@@ -64,12 +65,14 @@ extern int f2_fail_at;
 
 /*
  * Test builds only: with fail_check=1 the load-time checks of the hooked
- * code look for calls to a wrong address (one byte past the function), so
- * that a test sees them refuse a kernel they do not recognise.
+ * code look for calls to an address the kernel never calls (in this
+ * module's data), so that a test sees them refuse a kernel they do not
+ * recognise.
  */
 #ifdef F2_FAULT_INJECT
 extern bool f2_fail_check;
-#define f2_check_addr(addr) ((addr) + (f2_fail_check ? 1 : 0))
+#define f2_check_addr(addr) \
+	(f2_fail_check ? (unsigned long)&f2_fail_check : (addr))
 #else
 #define f2_check_addr(addr) (addr)
 #endif

@@ -25,6 +25,8 @@
 #include <linux/tracepoint.h>
 #include <linux/stacktrace.h>
 #include <linux/module.h>
+#include <linux/bitops.h>
+#include <asm/insn.h>
 #include "fchmodat2.h"
 
 /*
@@ -168,7 +170,7 @@ static int f2_arm64_set_filter(unsigned long addr)
 }
 
 /*
- * Whether the function at @from holds a BL or B to @to (imm26, relative).
+ * Whether the function at @from holds a BL or B to @to.
  */
 static bool f2_arm64_branches_to(unsigned long from, unsigned long to)
 {
@@ -178,9 +180,9 @@ static bool f2_arm64_branches_to(unsigned long from, unsigned long to)
 	for (p = from; p + AARCH64_INSN_SIZE <= from + size;
 	     p += AARCH64_INSN_SIZE) {
 		insn = le32_to_cpu(*(__le32 *)p);
-		if ((insn & 0x7c000000) != 0x14000000)
+		if (!aarch64_insn_is_b(insn) && !aarch64_insn_is_bl(insn))
 			continue;
-		if (p + ((long)((s32)(insn << 6)) >> 4) == to)
+		if (p + (long)sign_extend32((insn & 0x03ffffff) << 2, 27) == to)
 			return true;
 	}
 	return false;
@@ -188,27 +190,26 @@ static bool f2_arm64_branches_to(unsigned long from, unsigned long to)
 
 /*
  * The code the hook relies on, checked before it is placed: the system
- * call dispatcher (invoke_syscall(), or what GCC inlined it into) calls
- * sys_ni_syscall() itself for a number past the table, so that its return
- * value is the system call's. A kernel laid out otherwise is refused with
- * one line, not guessed at.
+ * call dispatcher, invoke_syscall() (or what GCC inlined it into:
+ * el0_svc_common() and its callers; do_ni_syscall() where it stayed a
+ * function), branches to sys_ni_syscall(). A kernel laid out otherwise,
+ * or patched there (a kprobe's BRK over the call), is refused with one
+ * line, not guessed at.
  */
 static int f2_arm64_check_dispatch(unsigned long ni)
 {
 	static const char * const names[] = {
-		"invoke_syscall", "invoke_syscall.constprop.0",
-		"el0_svc_common.constprop.0", "el0_svc_common",
-		"do_el0_svc", "do_el0_svc_compat", "do_ni_syscall",
+		"invoke_syscall", "el0_svc_common", "do_el0_svc",
+		"do_el0_svc_compat", "do_ni_syscall",
 	};
 	unsigned long addr;
-	int i;
+	int i, n;
 
-	for (i = 0; i < ARRAY_SIZE(names); i++) {
-		addr = f2_lookup_name(names[i]);
-		if (addr && f2_arm64_branches_to(addr, ni))
-			return 0;
-	}
-	pr_err("the system call dispatcher does not call sys_ni_syscall as the one this module knows does: unsupported kernel\n");
+	for (i = 0; i < ARRAY_SIZE(names); i++)
+		for (n = 0; (addr = f2_lookup_variant(names[i], n)); n++)
+			if (f2_arm64_branches_to(addr, ni))
+				return 0;
+	pr_err("invoke_syscall (or what it is inlined into) does not branch to sys_ni_syscall, or is patched there (e.g. by a kprobe): unsupported kernel\n");
 	return -EOPNOTSUPP;
 }
 

@@ -266,28 +266,37 @@ static unsigned long f2_x86_find_target(void)
 }
 
 /*
- * Whether the function at @from holds a direct call or jump (e8/e9 rel32)
- * to @to. A byte scan, not a decoder: a false match needs five bytes
- * inside another instruction to spell exactly this displacement. With
- * call depth tracking (6.2+, retbleed=stuff) calls are redirected at boot
- * to a thunk in the padding just before the callee.
+ * Whether the function at @from holds a direct call or jump to @to: e8 or
+ * e9 rel32, or a conditional jump 0f 8x rel32 (a conditional tail call).
+ * A byte scan, not a decoder: a false match needs the bytes inside another
+ * instruction to spell exactly this displacement. With call depth
+ * tracking (6.2+, retbleed=stuff) calls, not jumps, are redirected at
+ * boot to a thunk in the padding just before the callee.
  */
 static bool f2_x86_branches_to(unsigned long from, unsigned long to)
 {
-	unsigned long size = f2_symbol_size(from), p, dest;
+	unsigned long size = f2_symbol_size(from), p, next, dest;
 	s32 rel;
-	u8 op;
+	u8 *op;
 
-	for (p = from; size >= 5 && p <= from + size - 5; p++) {
-		op = *(u8 *)p;
-		if (op != 0xe8 && op != 0xe9)
+	if (size < 5)
+		return false;
+	for (p = from; p <= from + size - 5; p++) {
+		op = (u8 *)p;
+		if (op[0] == 0xe8 || op[0] == 0xe9)
+			next = p + 5;
+		else if (op[0] == 0x0f && (op[1] & 0xf0) == 0x80 &&
+			 p <= from + size - 6)
+			next = p + 6;
+		else
 			continue;
-		memcpy(&rel, (void *)(p + 1), sizeof(rel));
-		dest = p + 5 + (long)rel;
+		memcpy(&rel, (void *)(next - 4), sizeof(rel));
+		dest = next + (long)rel;
 		if (dest == to)
 			return true;
 #ifdef CONFIG_CALL_THUNKS
-		if (dest < to && dest >= to - CONFIG_FUNCTION_PADDING_BYTES)
+		if (op[0] == 0xe8 && dest < to &&
+		    dest >= to - CONFIG_FUNCTION_PADDING_BYTES)
 			return true;
 #endif
 	}
@@ -295,23 +304,23 @@ static bool f2_x86_branches_to(unsigned long from, unsigned long to)
 }
 
 /*
- * Whether one of the functions @names calls @target, directly or through
- * syscall_enter_from_user_mode() or syscall_enter_from_user_mode_work()
- * (functions up to 6.7; inlined into the entry points since).
+ * Whether @name (or a copy GCC made of it) calls @target, directly or
+ * through syscall_enter_from_user_mode() or
+ * syscall_enter_from_user_mode_work() (functions up to 6.7; inlined into
+ * the entry points since). *@found: whether there is such a function.
  */
-static bool f2_x86_reaches(const char * const *names, unsigned long target)
+static bool f2_x86_reaches(const char *name, unsigned long target,
+			   bool *found)
 {
 	static const char * const via[] = {
 		"syscall_enter_from_user_mode",
 		"syscall_enter_from_user_mode_work",
 	};
 	unsigned long entry, v;
-	int i;
+	int i, n;
 
-	for (; *names; names++) {
-		entry = f2_lookup_name(*names);
-		if (!entry)
-			continue;
+	for (n = 0; (entry = f2_lookup_variant(name, n)); n++) {
+		*found = true;
 		if (f2_x86_branches_to(entry, target))
 			return true;
 		for (i = 0; i < ARRAY_SIZE(via); i++) {
@@ -327,30 +336,40 @@ static bool f2_x86_reaches(const char * const *names, unsigned long target)
 /*
  * The code the hook relies on, checked before it is placed: the function
  * found by name must be the one that every system call entry point calls
- * for entry work (64-bit; int $0x80 and the vDSO's fast path for 32-bit
- * callers, where the kernel serves them), directly or through the generic
- * entry code's functions. A kernel whose entry code is laid out otherwise
- * is refused with one line, not guessed at. What the entry points do with
- * the result (dispatch the number, skip the call on -1) is the generic
- * entry code's contract since 5.9, which compat.h requires; the tests
- * show it on every kernel of the matrix.
+ * for entry work (64-bit; with IA32 emulation also int $0x80 and the
+ * vDSO's fast path for 32-bit callers), directly or through the generic
+ * entry code's functions. A kernel whose entry code is laid out
+ * otherwise, or patched there (a kprobe's int3 over a call), is refused
+ * with one line, not guessed at. What the entry points do with the
+ * result (dispatch the number, skip the call on -1) is the generic entry
+ * code's contract since 5.9, which compat.h requires; the tests show it
+ * on every kernel of the matrix.
  */
 static int f2_x86_check_entry(unsigned long target)
 {
-	static const char * const entry64[] = { "do_syscall_64", NULL };
-	static const char * const int80[] = {
-		"do_int80_syscall_32", "do_int80_emulation", NULL };
-	static const char * const fast32[] = {
-		"do_fast_syscall_32", "__do_fast_syscall_32", NULL };
-	const char * const *e[] = { entry64, int80, fast32 };
-	int i, n = IS_ENABLED(CONFIG_IA32_EMULATION) ? 3 : 1;
+	/* each entry point, under the names it has had */
+	static const char * const entries[][2] = {
+		{ "do_syscall_64", NULL },
+		{ "do_int80_syscall_32", "do_int80_emulation" },
+		{ "do_fast_syscall_32", "__do_fast_syscall_32" },
+	};
+	int i, j, n = IS_ENABLED(CONFIG_IA32_EMULATION) ? 3 : 1;
+	bool found;
 
 	for (i = 0; i < n; i++) {
-		if (!f2_x86_reaches(e[i], target)) {
-			pr_err("%s does not call syscall_trace_enter as the entry code this module knows does: unsupported kernel\n",
-			       e[i][0]);
-			return -EOPNOTSUPP;
-		}
+		found = false;
+		for (j = 0; j < 2 && entries[i][j]; j++)
+			if (f2_x86_reaches(entries[i][j], target, &found))
+				break;
+		if (j < 2 && entries[i][j])
+			continue;
+		if (!found)
+			pr_err("%s not found: unsupported kernel\n",
+			       entries[i][0]);
+		else
+			pr_err("%s does not call syscall_trace_enter as the entry code this module knows does (or is patched there, e.g. by a kprobe): unsupported kernel\n",
+			       entries[i][0]);
+		return -EOPNOTSUPP;
 	}
 	return 0;
 }

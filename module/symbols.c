@@ -98,11 +98,13 @@ unsigned long f2_lookup_name(const char *name)
 
 /*
  * The size of the kernel function that starts at @addr, as kallsyms knows
- * it ("name+0x0/0xSIZE"): 0 when @addr is not the start of a symbol.
+ * it ("name+0x0/0xSIZE": the distance to the next symbol, padding
+ * included): 0 when @addr is not the start of a symbol. Load time only
+ * (a static buffer: KSYM_SYMBOL_LEN is large for the stack).
  */
 unsigned long f2_symbol_size(unsigned long addr)
 {
-	char buf[KSYM_SYMBOL_LEN];
+	static char buf[KSYM_SYMBOL_LEN];
 	unsigned long size;
 	char *off, *end;
 
@@ -116,4 +118,27 @@ unsigned long f2_symbol_size(unsigned long addr)
 	if (kstrtoul(off + 5, 16, &size))
 		return 0;
 	return size;
+}
+
+/*
+ * The address of the function @name, or of a copy GCC made of it (a
+ * static function may be emitted under a suffixed name), the @nth found
+ * (from 0); 0 when there is no such one.
+ */
+unsigned long f2_lookup_variant(const char *name, int nth)
+{
+	static const char * const suffixes[] = {
+		"", ".constprop.0", ".constprop.1", ".isra.0", ".part.0",
+	};
+	static char buf[KSYM_NAME_LEN];
+	unsigned long addr;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(suffixes); i++) {
+		snprintf(buf, sizeof(buf), "%s%s", name, suffixes[i]);
+		addr = f2_lookup_name(buf);
+		if (addr && nth-- == 0)
+			return addr;
+	}
+	return 0;
 }
