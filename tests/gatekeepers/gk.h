@@ -269,6 +269,25 @@ static inline const char *gk_dir_option(int argc, char **argv)
 }
 
 /*
+ * The start of a root-only program that takes -d DIR: the TAP plan, umask
+ * 0, the check for root (exit 1 otherwise), and gk_workdir()'s directory
+ * below DIR for @tag: its fd, or -1.
+ */
+static inline int gk_root_begin(int argc, char **argv, unsigned int planned,
+				const char *tag, char *work, size_t size)
+{
+	const char *dir = gk_dir_option(argc, argv);
+
+	gk_begin(planned);
+	umask(0);
+	if (geteuid() != 0) {
+		diag("must run as root");
+		exit(1);
+	}
+	return gk_workdir(dir, tag, work, size);
+}
+
+/*
  * Remove gk_workdir()'s directory @work (open as @wfd, if >= 0) and what
  * the cases left in it: @files, then @dirs (NULL-terminated lists).
  */

@@ -297,15 +297,9 @@ int main(int argc, char **argv)
 		NULL
 	};
 	static const char * const dirs[] = { "dir", NULL };
-	const char *dir = gk_dir_option(argc, argv);
 
-	gk_begin(ARRAY_SIZE(cases));
-	umask(0);
-	if (geteuid() != 0) {
-		diag("must run as root");
-		return 1;
-	}
-	wfd = gk_workdir(dir, "acl", work, sizeof(work));
+	wfd = gk_root_begin(argc, argv, ARRAY_SIZE(cases), "acl", work,
+			    sizeof(work));
 	gk_run_cases(cases, ARRAY_SIZE(cases), NULL, wfd);
 	gk_remove_workdir(wfd, work, files, dirs);
 	return gk_end();

@@ -302,15 +302,9 @@ int main(int argc, char **argv)
 	static const struct gk_case cases[] = {
 		GK_CASE(records_match_mainline),
 	};
-	const char *dir = gk_dir_option(argc, argv);
 
-	gk_begin(ARRAY_SIZE(cases));
-	umask(0);
-	if (geteuid() != 0) {
-		diag("must run as root");
-		return 1;
-	}
-	wfd = gk_workdir(dir, "audit", work, sizeof(work));
+	wfd = gk_root_begin(argc, argv, ARRAY_SIZE(cases), "audit", work,
+			    sizeof(work));
 	gk_run_cases(cases, ARRAY_SIZE(cases), NULL, wfd);
 	if (nl >= 0) {
 		if (rule.field_count)

@@ -498,16 +498,9 @@ int main(int argc, char **argv)
 		"mdir", "lower", "upper", "ovlwork/work", "ovlwork", "merged",
 		NULL
 	};
-	const char *dir = gk_dir_option(argc, argv);
-
-	gk_begin(ARRAY_SIZE(cases));
-	umask(0);
 	signal(SIGPIPE, SIG_IGN);
-	if (geteuid() != 0) {
-		diag("must run as root");
-		return 1;
-	}
-	wfd = gk_workdir(dir, "vfs", work, sizeof(work));
+	wfd = gk_root_begin(argc, argv, ARRAY_SIZE(cases), "vfs", work,
+			    sizeof(work));
 	procfd = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (procfd < 0) {
 		diag("open /proc: %s", errno_name(errno));
