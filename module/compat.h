@@ -6,6 +6,11 @@
  */
 #ifndef F2_COMPAT_H
 #define F2_COMPAT_H
+/*
+ * Not for module/audit_compat.c, which must see the 32-bit ABI's system
+ * call numbers as the only ones (Kbuild defines F2_NO_COMPAT_H for it).
+ */
+#ifndef F2_NO_COMPAT_H
 
 #include <linux/kconfig.h>
 #include <asm/unistd.h>
@@ -262,4 +267,5 @@ static inline void f2_unload_nap(unsigned int ms)
 }
 
 #endif /* !__ASSEMBLY__ */
+#endif /* !F2_NO_COMPAT_H */
 #endif /* F2_COMPAT_H */

@@ -77,6 +77,25 @@ extern bool f2_fail_check;
 #define f2_check_addr(addr) (addr)
 #endif
 
+/*
+ * audit.c: 452 in the audit "change attributes" class while loaded;
+ * audit_lists.c, audit_compat.c: the class lists of this kernel's headers
+ * (native; 32-bit: index 0 dir write, 1 change attributes, 2 read, 3
+ * write, 4 signal).
+ */
+int f2_audit_init(void);
+void f2_audit_exit(void);
+const unsigned int *f2_audit_native_list(int class);
+const unsigned int *f2_audit_compat_list(int index);
+
+/* Test builds only: fail_audit=1 makes audit.c refuse the class table. */
+#ifdef F2_FAULT_INJECT
+extern bool f2_fail_audit;
+#define f2_audit_check_fails() (f2_fail_audit)
+#else
+#define f2_audit_check_fails() false
+#endif
+
 /* hook_<arch>.c: delivers system call 452 to f2_fchmodat2(). */
 const char *f2_arch_mechanism(void);
 int f2_arch_native_present(void);

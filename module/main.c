@@ -18,6 +18,10 @@ bool f2_fail_check;
 module_param_named(fail_check, f2_fail_check, bool, 0444);
 MODULE_PARM_DESC(fail_check,
 		 "test builds only: the hooked code's checks look for a wrong address");
+bool f2_fail_audit;
+module_param_named(fail_audit, f2_fail_audit, bool, 0444);
+MODULE_PARM_DESC(fail_audit,
+		 "test builds only: the audit class table is not recognised");
 #endif
 
 static bool takeover;
@@ -81,12 +85,17 @@ static int __init f2_init(void)
 	if (err)
 		return err;
 
+	/* before 452 is served: from its first call, watches see it */
+	err = f2_audit_init();
+	if (err)
+		return err;
+
 	err = f2_fault(1, sysfs_create_group(&THIS_MODULE->mkobj.kobj,
 					   &f2_attr_group));
 	if (err) {
 		pr_err("cannot create /sys/module/fchmodat2 attributes: %d\n",
 		       err);
-		return err;
+		goto out_audit;
 	}
 
 	err = f2_arch_hook_install();
@@ -101,12 +110,16 @@ static int __init f2_init(void)
 
 out_remove_sysfs:
 	sysfs_remove_group(&THIS_MODULE->mkobj.kobj, &f2_attr_group);
+out_audit:
+	f2_audit_exit();
 	return err;
 }
 
 static void __exit f2_exit(void)
 {
 	f2_arch_hook_remove();
+	/* after: no call is served any more */
+	f2_audit_exit();
 	sysfs_remove_group(&THIS_MODULE->mkobj.kobj, &f2_attr_group);
 	pr_info("unloaded: system call %d is %s again\n", F2_NR_FCHMODAT2,
 		takeover ? "the kernel's own" : "ENOSYS");

@@ -7,13 +7,32 @@
  * an unprivileged EPERM must carry mainline's fields: arch, syscall,
  * success, exit, items; the path's name, mode and nametype.
  *
+ * File watches and permission filters, as an administrator writes them
+ * (CIS and STIG rule sets watch /etc/shadow with "-p wa"): what auditctl
+ * sends for "-w FILE -p a", "-w FILE -p wa", "-w FILE -p w", "-w DIR -p
+ * a" (a directory watch is a tree rule, AUDIT_DIR) and "-a always,exit
+ * -F arch=ARCH -S all -F perm=a". Whether a call is logged depends on the
+ * kernel's audit classes: 452 is in the "change attributes" class since
+ * mainline added fchmodat2, and the module must put it there too. Each
+ * rule sees the same calls (fchmodat2 and fchmodat on the watched file,
+ * fchmodat2 on a file outside the watch, an unprivileged fchmodat2 that
+ * fails with EPERM, fchmodat2 in the watched directory); the records must
+ * be exactly those of mainline, in order, naming the file as the caller
+ * did.
+ *
  * The program is the audit daemon while it runs (it registers its pid),
  * so the records come to it over the audit netlink socket; it enables
  * audit, adds the rule, forks the task that makes the calls (only tasks
  * forked after audit is enabled are audited), and takes the rule and the
  * registration away again. VM only: audit is machine-wide.
  *
- * Usage: gk_audit -d DIR. Root only.
+ * "gk_audit -d DIR nomod" checks a kernel where 452 is ENOSYS (5.10 and
+ * 6.1 before the module is loaded, and after it is unloaded): 452 must
+ * not be in the change attributes class there, so a "perm=a" rule logs
+ * fchmodat and not the failed 452 (the module takes 452 out of the class
+ * again when it goes).
+ *
+ * Usage: gk_audit -d DIR [nomod]. Root only.
  */
 #include "gk.h"
 
@@ -45,7 +64,7 @@ static int audit_request(int type, const void *data, size_t len)
 {
 	struct {
 		struct nlmsghdr h;
-		char data[sizeof(struct audit_rule_data) + 64];
+		char data[sizeof(struct audit_rule_data) + PATH_MAX];
 	} req;
 	char buf[8192];
 	struct nlmsghdr *h;
@@ -112,7 +131,21 @@ static struct record *record(unsigned long serial)
 	return &recs[nrecs++];
 }
 
-/* Collect SYSCALL and PATH records until @want events ended or 3 s. */
+/* Whether a SYSCALL record is of fchmodat2 or fchmodat (this ABI's). */
+static int chmod_event(const char *syscall_rec)
+{
+	char pat[32];
+
+	snprintf(pat, sizeof(pat), " syscall=%d ", SYS_fchmodat);
+	return strstr(syscall_rec, " syscall=452 ") ||
+	       strstr(syscall_rec, pat);
+}
+
+/*
+ * Collect SYSCALL and PATH records until @want fchmodat2 or fchmodat
+ * events ended, or none came for 3 s (1 s when none is expected), then
+ * keep only those events, in order.
+ */
 static void collect(unsigned int want)
 {
 	char buf[8192], *text, *colon;
@@ -120,15 +153,18 @@ static void collect(unsigned int want)
 	struct pollfd p = { .fd = nl, .events = POLLIN };
 	struct nlmsghdr *h;
 	struct record *r;
-	ssize_t n;
+	unsigned int i, n;
 	size_t len;
+	ssize_t got;
 
-	while (ended < want && poll(&p, 1, 3000) > 0) {
-		n = recv(nl, buf, sizeof(buf) - 1, 0);
-		if (n <= 0)
+	nrecs = 0;
+	memset(recs, 0, sizeof(recs));
+	while (ended < want && poll(&p, 1, want ? 3000 : 1000) > 0) {
+		got = recv(nl, buf, sizeof(buf) - 1, 0);
+		if (got <= 0)
 			break;
-		for (h = (struct nlmsghdr *)buf; NLMSG_OK(h, n);
-		     h = NLMSG_NEXT(h, n)) {
+		for (h = (struct nlmsghdr *)buf; NLMSG_OK(h, got);
+		     h = NLMSG_NEXT(h, got)) {
 			if (h->nlmsg_type != AUDIT_SYSCALL &&
 			    h->nlmsg_type != AUDIT_PATH &&
 			    h->nlmsg_type != AUDIT_EOE)
@@ -142,7 +178,7 @@ static void collect(unsigned int want)
 			if (!r)
 				continue;
 			if (h->nlmsg_type == AUDIT_EOE)
-				ended += !!strstr(r->syscall, " syscall=452 ");
+				ended += !!chmod_event(r->syscall);
 			else if (h->nlmsg_type == AUDIT_SYSCALL)
 				snprintf(r->syscall, sizeof(r->syscall), "%s",
 					 text);
@@ -150,6 +186,14 @@ static void collect(unsigned int want)
 				snprintf(r->path, sizeof(r->path), "%s", text);
 		}
 	}
+	/*
+	 * Only the calls' events: once audit has been enabled, this program
+	 * too may be audited, and its own configuration changes are.
+	 */
+	for (i = 0, n = 0; i < nrecs; i++)
+		if (chmod_event(recs[i].syscall))
+			recs[n++] = recs[i];
+	nrecs = n;
 }
 
 /* The value of " @key=" in @text, into @val. */
@@ -216,6 +260,39 @@ static int calls(void)
 	return bad;
 }
 
+/*
+ * Audit enabled, with this program as its daemon: 0; or the case skips
+ * (no audit in the kernel) or fails, and -1.
+ */
+static int audit_open(void)
+{
+	int err;
+
+	if (nl >= 0)
+		return 0;
+	nl = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_AUDIT);
+	if (nl < 0) {
+		setup_error("socket", "NETLINK_AUDIT");
+		return -1;
+	}
+	err = audit_set(1, getpid());
+	if (err == -ECONNREFUSED || err == -EPROTONOSUPPORT) {
+		skip("no audit in this kernel (AUDIT_SET: %s)",
+		     errno_name(-err));
+		close(nl);
+		nl = -1;
+		return -1;
+	}
+	if (err) {
+		errno = -err;
+		setup_error("AUDIT_SET", "enabled=1 pid");
+		close(nl);
+		nl = -1;
+		return -1;
+	}
+	return 0;
+}
+
 static void records_match_mainline(void)
 {
 	char arch[16];
@@ -226,29 +303,15 @@ static void records_match_mainline(void)
 		{ "\"alink\"", "no", "-95", "0120777" },
 		{ "\"rfile\"", "no", "-1", "0100644" },
 	};
-	unsigned int i, n;
+	unsigned int i;
 	pid_t pid;
 	int err;
 
 	if (make_file(wfd, "afile", 0644) || make_link(wfd, "alink", "afile") ||
 	    make_file(wfd, "rfile", 0644))
 		return;
-	nl = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_AUDIT);
-	if (nl < 0) {
-		setup_error("socket", "NETLINK_AUDIT");
+	if (audit_open())
 		return;
-	}
-	err = audit_set(1, getpid());
-	if (err == -ECONNREFUSED || err == -EPROTONOSUPPORT) {
-		skip("no audit in this kernel (AUDIT_SET: %s)",
-		     errno_name(-err));
-		return;
-	}
-	if (err) {
-		errno = -err;
-		setup_error("AUDIT_SET", "enabled=1 pid");
-		return;
-	}
 	rule.flags = AUDIT_FILTER_EXIT;
 	rule.action = AUDIT_ALWAYS;
 	rule.mask[__NR_fchmodat2 / 32] |= 1u << (__NR_fchmodat2 % 32);
@@ -267,14 +330,6 @@ static void records_match_mainline(void)
 		_exit(calls());
 	expect_child_ok(pid);
 	collect(NR_CALLS);
-	/*
-	 * Only the calls' events: once audit has been enabled, this program
-	 * too may be audited, and its own configuration changes are.
-	 */
-	for (i = 0, n = 0; i < nrecs; i++)
-		if (strstr(recs[i].syscall, " syscall=452 "))
-			recs[n++] = recs[i];
-	nrecs = n;
 	EXPECT_EQ(nrecs, NR_CALLS);
 	snprintf(arch, sizeof(arch), "%x", ARCH_ID);
 	for (i = 0; i < nrecs && i < NR_CALLS; i++) {
@@ -294,24 +349,269 @@ static void records_match_mainline(void)
 	EXPECT_MODE(wfd, "afile", S_IFREG | 0600);
 	EXPECT_MODE(wfd, "alink", S_IFLNK | 0777);
 	EXPECT_MODE(wfd, "rfile", S_IFREG | 0644);
+	audit_request(AUDIT_DEL_RULE, &rule, sizeof(rule));
+	memset(&rule, 0, sizeof(rule));
+}
+
+/*
+ * The calls every watch case makes, in the work directory, by relative
+ * name: fchmodat2 and fchmodat on wfile, fchmodat2 on ofile (outside a
+ * file watch), an unprivileged fchmodat2 on wfile (EPERM), fchmodat2 on
+ * wdir/dfile (inside the directory watch). Exit status 0: each call
+ * returned what mainline returns.
+ */
+static int watch_calls(void)
+{
+	int bad = 0;
+	pid_t pid;
+
+	if (fchdir(wfd))
+		return 3;
+	if (sys_fchmodat2(AT_FDCWD, "wfile", 0600, 0))
+		bad |= 1;
+	if (syscall(SYS_fchmodat, AT_FDCWD, "wfile", 0640))
+		bad |= 2;
+	if (sys_fchmodat2(AT_FDCWD, "ofile", 0600, 0))
+		bad |= 4;
+	pid = fork();
+	if (pid == 0) {
+		if (setresgid(NOBODY, NOBODY, NOBODY) ||
+		    setresuid(NOBODY, NOBODY, NOBODY))
+			_exit(3);
+		_exit(sys_fchmodat2(AT_FDCWD, "wfile", 0600, 0) == -1 &&
+		      errno == EPERM ? 0 : 1);
+	}
+	if (pid < 0 || waitpid(pid, &bad, 0) != pid || bad)
+		bad |= 8;
+	if (sys_fchmodat2(AT_FDCWD, "wdir/dfile", 0600, 0))
+		bad |= 16;
+	return bad;
+}
+
+/* One event a watch case expects: system call, name, result, prior mode */
+struct want_event {
+	int fchmodat2;	/* 1: 452, 0: this ABI's fchmodat */
+	const char *name, *success, *exit, *mode;
+};
+
+#define EV_WFILE2	{ 1, "\"wfile\"", "yes", "0", "0100644" }
+#define EV_WFILE1	{ 0, "\"wfile\"", "yes", "0", "0100600" }
+#define EV_OFILE2	{ 1, "\"ofile\"", "yes", "0", "0100644" }
+#define EV_WFILE2_EPERM	{ 1, "\"wfile\"", "no", "-1", "0100640" }
+#define EV_DFILE2	{ 1, "\"wdir/dfile\"", "yes", "0", "0100644" }
+
+/*
+ * Add a rule as auditctl does: exit filter, every system call; @type
+ * AUDIT_WATCH or AUDIT_DIR on @path below the work directory, or 0 for
+ * none (an "arch" field instead); then a "perm" field of @perm. Make the
+ * calls and check the events against @want (@n of them), in order.
+ */
+static void watch_case(int type, const char *path, unsigned int perm,
+		       const struct want_event *want, unsigned int n)
+{
+	static char buf[sizeof(struct audit_rule_data) + PATH_MAX];
+	struct audit_rule_data *r = (struct audit_rule_data *)buf;
+	char arch[16], nr[16], full[PATH_MAX];
+	unsigned int i, f = 0;
+	size_t len;
+	pid_t pid;
+	int err;
+
+	if (make_file(wfd, "wfile", 0644) || make_file(wfd, "ofile", 0644))
+		return;
+	if (mkdirat(wfd, "wdir", 0755) && errno != EEXIST) {
+		setup_error("mkdir", "wdir");
+		return;
+	}
+	if (make_file(wfd, "wdir/dfile", 0644) || audit_open())
+		return;
+	memset(buf, 0, sizeof(buf));
+	r->flags = AUDIT_FILTER_EXIT;
+	r->action = AUDIT_ALWAYS;
+	memset(r->mask, 0xff, sizeof(r->mask));	/* -S all */
+	if (type) {
+		len = (size_t)snprintf(full, sizeof(full), "%s/%s", work, path);
+		r->fields[f] = type;
+		r->values[f] = len;
+		r->fieldflags[f++] = AUDIT_EQUAL;
+		memcpy(r->buf, full, len);
+		r->buflen = len;
+	} else {
+		r->fields[f] = AUDIT_ARCH;
+		r->values[f] = ARCH_ID;
+		r->fieldflags[f++] = AUDIT_EQUAL;
+	}
+	r->fields[f] = AUDIT_PERM;
+	r->values[f] = perm;
+	r->fieldflags[f++] = AUDIT_EQUAL;
+	r->field_count = f;
+	err = audit_request(AUDIT_ADD_RULE, r, sizeof(*r) + r->buflen);
+	if (err) {
+		errno = -err;
+		setup_error("AUDIT_ADD_RULE", type ? full : "perm");
+		return;
+	}
+	pid = fork();
+	if (pid == 0)
+		_exit(watch_calls());
+	expect_child_ok(pid);
+	collect(n);
+	audit_request(AUDIT_DEL_RULE, r, sizeof(*r) + r->buflen);
+	EXPECT_EQ(nrecs, n);
+	snprintf(arch, sizeof(arch), "%x", ARCH_ID);
+	for (i = 0; i < nrecs; i++)
+		printf("# SYSCALL %s\n# PATH %s\n", recs[i].syscall,
+		       recs[i].path);
+	for (i = 0; i < nrecs && i < n; i++) {
+		snprintf(nr, sizeof(nr), "%d",
+			 want[i].fchmodat2 ? 452 : SYS_fchmodat);
+		EXPECT_FIELD("SYSCALL", recs[i].syscall, "arch", arch);
+		EXPECT_FIELD("SYSCALL", recs[i].syscall, "syscall", nr);
+		EXPECT_FIELD("SYSCALL", recs[i].syscall, "success",
+			     want[i].success);
+		EXPECT_FIELD("SYSCALL", recs[i].syscall, "exit", want[i].exit);
+		EXPECT_FIELD("SYSCALL", recs[i].syscall, "items", "1");
+		EXPECT_FIELD("PATH", recs[i].path, "item", "0");
+		EXPECT_FIELD("PATH", recs[i].path, "name", want[i].name);
+		EXPECT_FIELD("PATH", recs[i].path, "mode", want[i].mode);
+		EXPECT_FIELD("PATH", recs[i].path, "nametype", "NORMAL");
+	}
+	EXPECT_MODE(wfd, "wfile", S_IFREG | 0640);
+	EXPECT_MODE(wfd, "ofile", S_IFREG | 0600);
+	EXPECT_MODE(wfd, "wdir/dfile", S_IFREG | 0600);
+}
+
+/* auditctl -w WORK/wfile -p a: fchmodat2 is logged as fchmodat is */
+static void watch_file_perm_a_logs_fchmodat2(void)
+{
+	static const struct want_event want[] = {
+		EV_WFILE2, EV_WFILE1, EV_WFILE2_EPERM,
+	};
+
+	watch_case(AUDIT_WATCH, "wfile", AUDIT_PERM_ATTR, want,
+		   ARRAY_SIZE(want));
+}
+
+/* auditctl -w WORK/wfile -p wa (the CIS/STIG rules' form) */
+static void watch_file_perm_wa_logs_fchmodat2(void)
+{
+	static const struct want_event want[] = {
+		EV_WFILE2, EV_WFILE1, EV_WFILE2_EPERM,
+	};
+
+	watch_case(AUDIT_WATCH, "wfile", AUDIT_PERM_WRITE | AUDIT_PERM_ATTR,
+		   want, ARRAY_SIZE(want));
+}
+
+/* auditctl -w WORK/wfile -p w: neither call is in the write class */
+static void watch_file_perm_w_logs_neither(void)
+{
+	watch_case(AUDIT_WATCH, "wfile", AUDIT_PERM_WRITE, NULL, 0);
+}
+
+/* auditctl -w WORK/wdir -p a: a tree rule; only the call inside it */
+static void watch_dir_perm_a_logs_fchmodat2(void)
+{
+	static const struct want_event want[] = { EV_DFILE2 };
+
+	watch_case(AUDIT_DIR, "wdir", AUDIT_PERM_ATTR, want, ARRAY_SIZE(want));
+}
+
+/* auditctl -a always,exit -F arch=ARCH -S all -F perm=a: every call */
+static void rule_perm_a_logs_fchmodat2(void)
+{
+	static const struct want_event want[] = {
+		EV_WFILE2, EV_WFILE1, EV_OFILE2, EV_WFILE2_EPERM, EV_DFILE2,
+	};
+
+	watch_case(0, NULL, AUDIT_PERM_ATTR, want, ARRAY_SIZE(want));
+}
+
+/* No fchmodat2 (ENOSYS): a "perm=a" rule logs fchmodat, not 452. */
+static void nomod_452_not_in_change_attributes_class(void)
+{
+	static char buf[sizeof(struct audit_rule_data)];
+	struct audit_rule_data *r = (struct audit_rule_data *)buf;
+	unsigned int i;
+	char nr[16];
+	pid_t pid;
+	int err;
+
+	if (make_file(wfd, "wfile", 0644) || audit_open())
+		return;
+	r->flags = AUDIT_FILTER_EXIT;
+	r->action = AUDIT_ALWAYS;
+	memset(r->mask, 0xff, sizeof(r->mask));
+	r->fields[0] = AUDIT_ARCH;
+	r->values[0] = ARCH_ID;
+	r->fieldflags[0] = AUDIT_EQUAL;
+	r->fields[1] = AUDIT_PERM;
+	r->values[1] = AUDIT_PERM_ATTR;
+	r->fieldflags[1] = AUDIT_EQUAL;
+	r->field_count = 2;
+	err = audit_request(AUDIT_ADD_RULE, r, sizeof(*r));
+	if (err) {
+		errno = -err;
+		setup_error("AUDIT_ADD_RULE", "perm");
+		return;
+	}
+	pid = fork();
+	if (pid == 0) {
+		if (fchdir(wfd))
+			_exit(3);
+		if (sys_fchmodat2(AT_FDCWD, "wfile", 0600, 0) != -1 ||
+		    errno != ENOSYS)
+			_exit(1);
+		_exit(syscall(SYS_fchmodat, AT_FDCWD, "wfile", 0640) ? 2 : 0);
+	}
+	expect_child_ok(pid);
+	/* the 452 event, if any, comes first: two at most are waited for */
+	collect(2);
+	audit_request(AUDIT_DEL_RULE, r, sizeof(*r));
+	for (i = 0; i < nrecs; i++)
+		printf("# SYSCALL %s\n# PATH %s\n", recs[i].syscall,
+		       recs[i].path);
+	EXPECT_EQ(nrecs, 1);
+	snprintf(nr, sizeof(nr), "%d", SYS_fchmodat);
+	if (nrecs >= 1)
+		EXPECT_FIELD("SYSCALL", recs[0].syscall, "syscall", nr);
+	EXPECT_MODE(wfd, "wfile", S_IFREG | 0640);
 }
 
 int main(int argc, char **argv)
 {
-	static const char * const files[] = { "afile", "alink", "rfile", NULL };
+	static const char * const files[] = {
+		"afile", "alink", "rfile", "wfile", "ofile", "wdir/dfile", NULL
+	};
+	static const char * const dirs[] = { "wdir", NULL };
 	static const struct gk_case cases[] = {
 		GK_CASE(records_match_mainline),
+		GK_CASE(watch_file_perm_a_logs_fchmodat2),
+		GK_CASE(watch_file_perm_wa_logs_fchmodat2),
+		GK_CASE(watch_file_perm_w_logs_neither),
+		GK_CASE(watch_dir_perm_a_logs_fchmodat2),
+		GK_CASE(rule_perm_a_logs_fchmodat2),
 	};
 
-	wfd = gk_root_begin(argc, argv, ARRAY_SIZE(cases), "audit", work,
-			    sizeof(work));
-	gk_run_cases(cases, ARRAY_SIZE(cases), NULL, wfd);
+	static const struct gk_case nomod_cases[] = {
+		GK_CASE(nomod_452_not_in_change_attributes_class),
+	};
+	int nomod = 0, i;
+
+	/* "nomod", after the options gk_root_begin() reads */
+	for (i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "nomod"))
+			nomod = 1;
+	wfd = gk_root_begin(argc, argv, nomod ? ARRAY_SIZE(nomod_cases) :
+			    ARRAY_SIZE(cases), "audit", work, sizeof(work));
+	if (nomod)
+		gk_run_cases(nomod_cases, ARRAY_SIZE(nomod_cases), NULL, wfd);
+	else
+		gk_run_cases(cases, ARRAY_SIZE(cases), NULL, wfd);
 	if (nl >= 0) {
-		if (rule.field_count)
-			audit_request(AUDIT_DEL_RULE, &rule, sizeof(rule));
 		audit_set(0, 0);
 		close(nl);
 	}
-	gk_remove_workdir(wfd, work, files, NULL);
+	gk_remove_workdir(wfd, work, files, dirs);
 	return gk_end();
 }

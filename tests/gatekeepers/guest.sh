@@ -59,6 +59,7 @@ if [ "$mode" = module ]; then
 	step $? "452 returns ENOSYS before the module is loaded"
 	echo "# ===== real clients without the module"
 	gk_clients_sets /mnt/tmpfs /f2/trixie -nomod
+	gk_audit_nomod_sets before /mnt/tmpfs
 	insmod ./fchmodat2.ko
 	result load $? "insmod fchmodat2.ko"
 else
@@ -119,6 +120,8 @@ echo "# ===== seccomp"
 gk_tmpfs_sets seccomp /mnt/tmpfs
 if [ "$mode" = module ]; then
 	unload "after the seccomp sets (tasks killed by seccomp in system call entry)"
+	# the module took 452 out of audit's class again
+	gk_audit_nomod_sets rmmod /mnt/tmpfs
 fi
 for fs in $fss; do
 	umount "/mnt/$fs"

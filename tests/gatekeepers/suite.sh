@@ -68,6 +68,16 @@ gk_tmpfs_sets() {
 	done
 }
 
+# gk_audit_nomod_sets TAG DIR: where 452 is ENOSYS (5.10 and 6.1 before
+# the module is loaded, and after it is unloaded), 452 is not in audit's
+# change attributes class (set audit-TAG-nomod: checked, not compared).
+gk_audit_nomod_sets() {
+	for bits in ${GK_BITS:-64 32}; do
+		gk_run "audit-$1-nomod" tmpfs "$bits" \
+			"$(gk_prog gk_audit "$bits")" -d "$2" nomod
+	done
+}
+
 # gk_strace_tap DIR TRIXIE BITS: Debian 13's strace (which knows
 # fchmodat2 by name) traces f2call, BITS-bit: the call and its real result
 # as strace shows them; then strace's fault injection, which at the entry

@@ -175,6 +175,19 @@ grep -Eq 'does not (call|branch to) .* unsupported kernel' /tmp/refusal &&
 	[ "$(wc -l </tmp/refusal)" = 1 ]
 step $? "the refusal is one clear log line: $(cat /tmp/refusal)"
 
+# The audit class table (kernel/auditfilter.c's classes), found by content:
+# the test build's fail_audit=1 makes it unrecognised, as on a kernel whose
+# class lists differ from its headers'. It must refuse, with one line.
+dmesg -c >/dev/null
+./modload ./fchmodat2-fi.ko fail_audit=1
+[ $? = 1 ] && [ -r /proc/modules ] && ! grep -q '^fchmodat2 ' /proc/modules &&
+	./fchmodat2_test --probe | grep -q 'ENOSYS'
+step $? "fail_audit=1: an audit class table not recognised refuses the load, 452 stays ENOSYS"
+dmesg | grep 'fchmodat2: ' | grep -v 'taint' >/tmp/refusal
+grep -q "audit's system call classes .* unsupported kernel" /tmp/refusal &&
+	[ "$(wc -l </tmp/refusal)" = 1 ]
+step $? "the refusal is one clear log line: $(cat /tmp/refusal)"
+
 ./fchmodat2_test --probe | grep -q 'ENOSYS'
 step $? "452 returns ENOSYS again after rmmod"
 [ -r /proc/modules ] && ! grep -q '^fchmodat2 ' /proc/modules
