@@ -26,6 +26,8 @@ runs=(
 	"6.1|6.1 x86_64|$B/bench|1.30"
 	"6.1-arm64|6.1 arm64|$B/arm64/bench|1.02"
 )
+f2_matrix_init
+f2_series_check || exit 2
 [ -n "${F2_SERIES:-}" ] && mapfile -t runs < <(printf '%s\n' "${runs[@]}" |
 	grep -E "^($(tr ' ' '|' <<<"$F2_SERIES"))\|")
 

@@ -12,7 +12,9 @@ set -uo pipefail
 f2_matrix_init
 matrix=("${f2_matrix[@]}")
 debug=$f2_debug
-# F2_SERIES="6.1 5.10" narrows the matrix (for development).
+# F2_SERIES="6.1 5.10" narrows the matrix (for development); an unknown
+# name is an error, not an empty run.
+f2_series_check || exit 2
 if [ -n "${F2_SERIES:-}" ]; then
 	for i in "${!matrix[@]}"; do
 		case " $F2_SERIES " in

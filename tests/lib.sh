@@ -61,6 +61,22 @@ f2_matrix_init() {
 	done
 }
 
+# f2_series_check: every word of F2_SERIES names a series of the matrix
+# (or 6.1-debug), or one line and status 2: a misspelt series must not
+# narrow the run to nothing and pass.
+f2_series_check() {
+	local s known=" ${f2_matrix[*]%%|*} 6.1-debug "
+
+	for s in ${F2_SERIES:-}; do
+		case $known in
+		*" $s "*) ;;
+		*)
+			echo "F2_SERIES: unknown series '$s' (known:$(printf ' %s' "${f2_matrix[@]%%|*}" | tr ' ' '\n' | sort -u | tr '\n' ' ')6.1-debug)" >&2
+			return 2 ;;
+		esac
+	done
+}
+
 # f2_kernel SERIES: fetch (or reuse) the newest kernel of SERIES and source
 # its env file (ABI, KREL, VMLINUZ, KDIR, MODDIR, CC).
 f2_kernel() {

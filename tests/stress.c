@@ -10,6 +10,10 @@
  *                                  code correctly on parallel vCPUs?)
  *   stress calls DIR               the callers alone, until SIGTERM (the
  *                                  load under unload_test's cases)
+ *   stress loaded SECONDS DIR      the callers for SECONDS with the module
+ *                                  loaded throughout (the script loads it):
+ *                                  only mainline's answers, and calls served
+ *                                  through every ABI
  *
  * Each caller, in a loop: fchmodat2 on its own file (the mode it set must
  * be the mode stat() sees), on its own symlink with AT_SYMLINK_NOFOLLOW
@@ -18,6 +22,9 @@
  * syscall.x32=y), through int $0x80 on x86_64 (the i386 entry); fchmodat
  * (268), getppid and getpid. With the module loaded every answer must be
  * mainline's; without it, fchmodat2 may also give ENOSYS, nothing else.
+ * ENOSYS is accepted only where the module comes and goes during the run
+ * (cycles, calls); "loaded" takes none, and counts the calls served per
+ * ABI (64-bit, and int $0x80 on x86_64): each must be served.
  *
  * Every step has a deadline (SIGALRM ends the program with a "not ok"), and
  * progress is printed so that a guest that stops printing is noticed.
@@ -47,6 +54,14 @@
 static int test_no, failed;
 static atomic_int stop;
 static atomic_long served, enosys, bad, calls;
+/* "loaded": ENOSYS from fchmodat2 is a wrong answer */
+static int strict;
+/* calls served per ABI: the native one, i386's int $0x80 */
+enum { ABI_NATIVE, ABI_INT80, NR_ABIS };
+static const char *const abi_names[NR_ABIS] = {
+	"the native ABI", "int $0x80 (i386)",
+};
+static atomic_long served_abi[NR_ABIS];
 static pid_t parent;
 static char dir[256];
 
@@ -91,16 +106,20 @@ static void wrong(struct caller *c, const char *what, long ret, int err)
 	fflush(stdout);
 }
 
-/* 0 (served: the new mode), or ENOSYS (no module: the mode unchanged). */
-static void check_set(struct caller *c, const char *what, long ret, int err,
-		      mode_t mode)
+/*
+ * 0 (served: the new mode), or ENOSYS (no module: the mode unchanged),
+ * except in "loaded" mode.
+ */
+static void check_set(struct caller *c, const char *what, int abi, long ret,
+		      int err, mode_t mode)
 {
 	struct stat st;
 
 	if (ret == 0) {
 		atomic_fetch_add(&served, 1);
+		atomic_fetch_add(&served_abi[abi], 1);
 		c->mode = mode;
-	} else if (ret == -1 && err == ENOSYS) {
+	} else if (ret == -1 && err == ENOSYS && !strict) {
 		atomic_fetch_add(&enosys, 1);
 	} else {
 		wrong(c, what, ret, err);
@@ -110,11 +129,11 @@ static void check_set(struct caller *c, const char *what, long ret, int err,
 		wrong(c, what, ret, err);
 }
 
-/* Mainline's errno, or ENOSYS. */
+/* Mainline's errno, or ENOSYS (not in "loaded" mode). */
 static void check_err(struct caller *c, const char *what, long ret, int err,
 		      int want)
 {
-	if (ret != -1 || (err != want && err != ENOSYS))
+	if (ret != -1 || (err != want && (err != ENOSYS || strict)))
 		wrong(c, what, ret, err);
 }
 
@@ -144,7 +163,7 @@ static void *caller(void *arg)
 
 		errno = 0;
 		r = syscall(__NR_fchmodat2, AT_FDCWD, c->file, m, 0);
-		check_set(c, "fchmodat2(file)", r, errno, m);
+		check_set(c, "fchmodat2(file)", ABI_NATIVE, r, errno, m);
 
 		errno = 0;
 		r = syscall(__NR_fchmodat2, AT_FDCWD, c->link, 0600,
@@ -177,8 +196,8 @@ static void *caller(void *arg)
 			m = (n & 1) ? 0644 : 0624;
 			r = int80(__NR_fchmodat2, AT_FDCWD,
 				  (long)low_path[c->id], m, 0);
-			check_set(c, "int $0x80 fchmodat2", r < 0 ? -1 : r,
-				  r < 0 ? (int)-r : 0, m);
+			check_set(c, "int $0x80 fchmodat2", ABI_INT80,
+				  r < 0 ? -1 : r, r < 0 ? (int)-r : 0, m);
 		}
 #endif
 		if (getppid() != parent)
@@ -235,14 +254,30 @@ static void stop_callers(void)
 static void report(const char *during, int need_served)
 {
 	char name[256];
+	int abi;
 
-	printf("# %ld calls: fchmodat2 served %ld, ENOSYS %ld; wrong answers %ld\n",
+	printf("# %ld calls: fchmodat2 served %ld (%s %ld, %s %ld), ENOSYS %ld; wrong answers %ld\n",
 	       atomic_load(&calls), atomic_load(&served),
+	       abi_names[ABI_NATIVE], atomic_load(&served_abi[ABI_NATIVE]),
+	       abi_names[ABI_INT80], atomic_load(&served_abi[ABI_INT80]),
 	       atomic_load(&enosys), atomic_load(&bad));
 	snprintf(name, sizeof(name),
-		 "%d callers on parallel CPUs got mainline's answer or ENOSYS, %s",
-		 NCALLERS, during);
+		 "%d callers on parallel CPUs got mainline's answer%s, %s",
+		 NCALLERS, strict ? " (never ENOSYS)" : " or ENOSYS", during);
 	result(atomic_load(&bad) == 0, name);
+	if (strict) {
+		for (abi = 0; abi < NR_ABIS; abi++) {
+#ifndef __x86_64__
+			if (abi == ABI_INT80)
+				continue;
+#endif
+			snprintf(name, sizeof(name),
+				 "fchmodat2 calls served through %s: %ld",
+				 abi_names[abi],
+				 atomic_load(&served_abi[abi]));
+			result(atomic_load(&served_abi[abi]) > 0, name);
+		}
+	}
 	if (need_served) {
 		result(atomic_load(&served) > 0 && atomic_load(&enosys) > 0,
 		       "calls were both served (module loaded) and ENOSYS (unloaded) during the cycles");
@@ -391,6 +426,25 @@ static int run_toggle(long n)
 		      "while the tracepoint's static branch was patched", 0);
 }
 
+/* The callers for @secs seconds, the module loaded throughout. */
+static int run_loaded(long secs)
+{
+	double t0 = now();
+
+	strict = 1;
+	if (start_callers())
+		return 1;
+	while (now() - t0 < secs) {
+		sleep(1);
+		progress((long)(now() - t0), 10, "seconds", t0);
+	}
+	alarm(STEP_DEADLINE);
+	stop_callers();
+	alarm(0);
+	report("with the module loaded throughout", 0);
+	return failed != 0;
+}
+
 static int calls_until_term(void)
 {
 	sigset_t set;
@@ -424,6 +478,15 @@ int main(int argc, char **argv)
 		snprintf(dir, sizeof(dir), "%s", argv[3]);
 		return run_toggle(atol(argv[2]));
 	}
+	if (argc == 4 && !strcmp(argv[1], "loaded")) {
+#ifdef __x86_64__
+		printf("TAP version 13\n1..3\n");
+#else
+		printf("TAP version 13\n1..2\n");
+#endif
+		snprintf(dir, sizeof(dir), "%s", argv[3]);
+		return run_loaded(atol(argv[2]));
+	}
 	if (argc == 3 && !strcmp(argv[1], "calls")) {
 		sigset_t set;
 
@@ -435,7 +498,7 @@ int main(int argc, char **argv)
 		return calls_until_term();
 	}
 	fprintf(stderr,
-		"usage: %s cycles N MODULE.ko DIR | toggle N DIR | calls DIR\n",
+		"usage: %s cycles N MODULE.ko DIR | toggle N DIR | calls DIR | loaded SECONDS DIR\n",
 		argv[0]);
 	return 2;
 }

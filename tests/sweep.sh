@@ -54,7 +54,7 @@ for s in "${series_list[@]}"; do
 		mkdir -p "$k"
 		if ! env=$(F2_ABI=$abi "$top/tests/vm/fetch-kernel.sh" "$s" "$cache" \
 			2>"$k/fetch.log" | tail -n 1) || [ ! -r "$env" ]; then
-			if grep -Eq ' 404 |was not found' "$k/fetch.log"; then
+			if grep -Eq " 404 |^E: Version '[^']*' for '[^']*' was not found" "$k/fetch.log"; then
 				row "$abi ($s)" "-" "-" "not on the mirror (404, or its linux-kbuild is gone)" "-" "-"
 			else
 				row "$abi ($s)" "FETCH-FAIL" "-" "-" "-" "-"

@@ -10,7 +10,9 @@
  *                            supervisor holds
  *   unload_test uffd DIR     a task asleep in the handler (its path is on a
  *                            userfaultfd page that is not there yet)
- *   unload_test loop DIR     call 452 until killed; only 0 or ENOSYS allowed
+ *   unload_test loop DIR     call 452 until SIGTERM, alternating modes: 0 and
+ *                            the new mode, or ENOSYS and the old one; exit
+ *                            0 if some calls were served
  *
  * A task inside the module makes rmmod wait; the task's call completes
  * with mainline's result, and rmmod then finishes. On x86_64 the module
@@ -24,6 +26,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -517,15 +520,50 @@ static void test_uffd(void)
 	check_rmmod_done(rmmod, 1);
 }
 
+static atomic_int loop_stop;
+
+static void on_term(int sig)
+{
+	(void)sig;
+	atomic_store(&loop_stop, 1);
+}
+
+/*
+ * Alternate 0600 and 0640 on the file until SIGTERM: each call either
+ * sets the new mode (served) or gives ENOSYS and leaves the old one (not
+ * loaded); anything else ends the loop with status 1. At SIGTERM, exit 0
+ * only if some calls were served.
+ */
 static int test_loop(void)
 {
-	for (;;) {
-		if (syscall(__NR_fchmodat2, AT_FDCWD, file, 0600, 0) &&
-		    errno != ENOSYS) {
+	long served = 0, enosys = 0, n;
+	int before, after, want;
+
+	signal(SIGTERM, on_term);
+	for (n = 0; !atomic_load(&loop_stop); n++) {
+		want = (n & 1) ? 0640 : 0600;
+		before = mode_of(file);
+		errno = 0;
+		if (syscall(__NR_fchmodat2, AT_FDCWD, file, want, 0) == 0) {
+			served++;
+			want |= S_IFREG;
+		} else if (errno == ENOSYS) {
+			enosys++;
+			want = before;
+		} else {
 			perror("fchmodat2 during load/unload");
 			return 1;
 		}
+		after = mode_of(file);
+		if (after != want) {
+			fprintf(stderr, "fchmodat2 during load/unload: mode %o, expected %o\n",
+				after, want);
+			return 1;
+		}
 	}
+	printf("# calling loop: %ld served, %ld ENOSYS\n", served, enosys);
+	unlink(file);
+	return served > 0 ? 0 : 1;
 }
 
 /* A step that hangs (the kernel never answers) fails the run, in time. */

@@ -149,13 +149,27 @@ host_stamp() {
 	echo "$(cat "$G/stamp") $(uname -r) uid $(id -u)"
 }
 
+# vm_stamp SERIES: what a guest's results depend on: the binaries, and
+# the kernel release that SERIES is now (a newer ABI on the mirror makes
+# earlier results stale).
+vm_stamp() {
+	local krel
+
+	krel=$(f2_kernel "$1" >/dev/null 2>&1 && echo "$KREL") || krel=unknown
+	echo "$(cat "$G/stamp") $krel"
+}
+
 # fresh LABEL: LABEL's results exist and come from the current binaries
-# (and, for the host, this kernel and user).
+# and, for a guest, the same kernel release (for the host, this kernel
+# and user).
 fresh() {
 	local want
 
-	want=$(cat "$G/stamp")
-	[ "$1" = host ] && want=$(host_stamp)
+	if [ "$1" = host ]; then
+		want=$(host_stamp)
+	else
+		want=$(vm_stamp "$1")
+	fi
 	{ [ -d "$G/$1/results" ] || [ -f "$G/$1/skipped" ]; } &&
 		[ "$(cat "$G/$1/stamp" 2>/dev/null)" = "$want" ]
 }
@@ -254,7 +268,7 @@ run_vm() {
 	[ "$rc" = 0 ] || fail "$series: $(grep verdict: "$out/verdict")"
 	rm -rf "$out/img"
 	split_results "$out/console.log" "$out/results"
-	cp "$G/stamp" "$out/stamp"
+	echo "$(cat "$G/stamp") $KREL" >"$out/stamp"
 }
 
 # compare REF RUN: per program run, per test, RUN's result against REF's.
@@ -274,7 +288,9 @@ compare() {
 	for f in "$G/$ref"/results/*; do
 		base=${f##*/}
 		n=$((n + 1))
-		local diffs
+		local diffs arc err=$G/$run/compare-$ref.err
+		# A comparison that fails (awk's status or any message of it),
+		# or that compares no test, is a difference: never "same".
 		diffs=$(awk -F'\t' -v KNOWN="$here/kernel-differences" -v run="$run" -v key="$base" -v ref="$ref" '
 			BEGIN {
 				split(key, k, ".")
@@ -290,8 +306,10 @@ compare() {
 				}
 			}
 			FNR == NR { r[$1] = $2; rwhy[$1] = $3; order[++nr] = $1; next }
-			{ s[$1] = $2; why[$1] = $3; if (!($1 in r)) order[++nr] = $1 }
+			{ s[$1] = $2; why[$1] = $3; if (!($1 in r)) order[++nr] = $1; else both++ }
 			END {
+				if (!both)
+					print "DIFFERENT: no test in both runs"
 				for (i = 1; i <= nr; i++) {
 					t = order[i]
 					a = (t in r) ? r[t] : "missing"
@@ -306,7 +324,11 @@ compare() {
 					else
 						printf "DIFFERENT: %s: %s %s, %s %s%s\n", t, ref, a, run, b, why[t] ? " (" why[t] ")" : ""
 				}
-			}' "$f" "$G/$run/results/$base" 2>/dev/null)
+			}' "$f" "$G/$run/results/$base" 2>"$err")
+		arc=$?
+		if [ "$arc" != 0 ] || [ -s "$err" ]; then
+			diffs="DIFFERENT: the comparison itself failed (awk exit status $arc: $(head -c 300 "$err" | tr '\n' ' '))"
+		fi
 		[ -f "$G/$run/results/$base" ] ||
 			diffs="DIFFERENT: the run is missing in $run"
 		{

@@ -36,6 +36,19 @@ run() { # run <command...>: its output, and a TAP line for its exit code
 	run_tap "$@"
 	step "$rc_" "$*"
 }
+# x86_only PROG WHAT: 0 when WHAT (a set of x86_64 cases run by ./PROG)
+# is to run here; elsewhere a SKIP line saying why, status 1. On x86_64 a
+# missing PROG is a failure: the cases must not vanish silently.
+x86_only() {
+	if [ "$(uname -m)" != x86_64 ]; then
+		steps=$((steps + 1))
+		echo "ok $steps harness: $2 # SKIP x86_64 only ($(uname -m) here)"
+		return 1
+	fi
+	[ -x "./$1" ] && return 0
+	step 1 "$2: ./$1 is missing from the guest"
+	return 1
+}
 result() { # result <load|unload> <exit code> <description>
 	step "$2" "$3"
 	if [ "$2" = 0 ]; then
@@ -76,7 +89,21 @@ mainline_selftest() {
 }
 kernel_log_checks() {
 	dmesg | grep -E 'WARNING:|BUG:|Oops|Call Trace|refcount_t|leak|blocked for more than|detected stall|self-detected stall' && bad=1 || bad=0
-	step $bad "the kernel log is clean: no warnings, bugs, oopses, leaks, hung tasks or RCU stalls"
+	step $bad "the kernel log is clean: no warnings, bugs, oopses, refcount errors, hung tasks or RCU stalls"
+	# Leaks are looked for only where the kernel has kmemleak (the debug
+	# kernel): two scans, then no unreferenced object whose allocation's
+	# backtrace passes through the module.
+	[ -e /sys/kernel/debug/kmemleak ] ||
+		mount -t debugfs none /sys/kernel/debug 2>/dev/null
+	if [ -e /sys/kernel/debug/kmemleak ]; then
+		echo scan >/sys/kernel/debug/kmemleak
+		sleep 1
+		echo scan >/sys/kernel/debug/kmemleak
+		cat /sys/kernel/debug/kmemleak >/tmp/kmemleak
+		sed 's/^/# kmemleak: /' /tmp/kmemleak | head -n 200
+		! grep -qE 'fchmodat2|\[f2_' /tmp/kmemleak
+		step $? "kmemleak: no unreferenced object allocated through the module ($(grep -c '^unreferenced object' /tmp/kmemleak) unreferenced objects in all)"
+	fi
 	# TAINT_OOT_MODULE (4096) and TAINT_UNSIGNED_MODULE (8192) only
 	tainted=$(cat /proc/sys/kernel/tainted)
 	[ $((tainted & ~12288)) = 0 ]

@@ -6,7 +6,8 @@
 # CYCLES, ROUNDS). On parallel vCPUs, while four threads make system calls:
 #   1. the stock kernel's sys_enter tracepoint toggled TOGGLES times (does
 #      the emulator run code that another CPU patches correctly?);
-#   2. CYCLES load/unload cycles of the module;
+#   2. CYCLES load/unload cycles of the module; then 10 s with the module
+#      loaded throughout (no ENOSYS accepted, calls served per ABI);
 #   3. ROUNDS times, rmmod while a call is parked: on a userfaultfd page
 #      inside the handler, stopped by ptrace at system call entry, held
 #      by a seccomp USER_NOTIF supervisor.
@@ -31,6 +32,13 @@ run ./stress toggle "$TOGGLES" /tmp
 
 echo "# 2. $CYCLES load/unload cycles under load"
 run ./stress cycles "$CYCLES" ./fchmodat2.ko /tmp
+
+echo "# 2b. the module loaded throughout: only mainline's answers, every ABI served"
+insmod ./fchmodat2.ko
+step $? "insmod"
+run ./stress loaded 10 /tmp
+rmmod fchmodat2
+step $? "rmmod"
 
 echo "# 3. $ROUNDS rounds of rmmod while a call is parked, under load"
 ./stress calls /tmp &

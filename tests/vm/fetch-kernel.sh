@@ -212,7 +212,7 @@ fetch() {
 		# Only packages the mirror no longer has (404, or a version
 		# the index lists no more) are a reason to take an older
 		# ABI; anything else (the network) is a failure.
-		if ! grep -Eq ' 404 |was not found' "$dir/download.log"; then
+		if ! grep -Eq " 404 |^E: Version '[^']*' for '[^']*' was not found" "$dir/download.log"; then
 			rm -rf "$dir"
 			die "downloading $krel failed"
 		fi
