@@ -185,6 +185,25 @@ static inline bool f2_entry_work_besides_tracepoint(void)
 }
 #endif
 
+#if defined(CONFIG_X86_64)
+#include <linux/entry-common.h>
+/*
+ * Whether the current task has the syscall tracepoint's entry work, which
+ * registering a sys_enter probe sets on every task (syscall_regfunc()):
+ * SYSCALL_WORK_SYSCALL_TRACEPOINT since 5.11 (commit 29915524f1f0),
+ * TIF_SYSCALL_TRACEPOINT before.
+ */
+static inline bool f2_current_has_tracepoint_work(void)
+{
+#ifdef SYSCALL_WORK_ENTER
+	return READ_ONCE(current_thread_info()->syscall_work) &
+		SYSCALL_WORK_SYSCALL_TRACEPOINT;
+#else
+	return test_thread_flag(TIF_SYSCALL_TRACEPOINT);
+#endif
+}
+#endif
+
 /*
  * ftrace callbacks get a struct ftrace_regs since 5.11 (commit d19ad0775dcd
  * "ftrace: Have the callbacks receive a struct ftrace_regs instead of

@@ -88,12 +88,18 @@ void f2_audit_exit(void);
 const unsigned int *f2_audit_native_list(int class);
 const unsigned int *f2_audit_compat_list(int index);
 
-/* Test builds only: fail_audit=1 makes audit.c refuse the class table. */
+/*
+ * Test builds only: fail_audit=1 makes audit.c refuse the class table;
+ * fail_tpwork=1 makes the x86_64 hook see no tracepoint work on the
+ * current task after registering its sys_enter probe.
+ */
 #ifdef F2_FAULT_INJECT
-extern bool f2_fail_audit;
+extern bool f2_fail_audit, f2_fail_tpwork;
 #define f2_audit_check_fails() (f2_fail_audit)
+#define f2_tpwork_check_fails() (f2_fail_tpwork)
 #else
 #define f2_audit_check_fails() false
+#define f2_tpwork_check_fails() false
 #endif
 
 /* hook_<arch>.c: delivers system call 452 to f2_fchmodat2(). */

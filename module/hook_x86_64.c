@@ -446,6 +446,17 @@ int f2_arch_hook_install(void)
 	}
 
 	/*
+	 * The probe must have put every task on the slow path (the
+	 * tracepoint's entry work, this task's included); otherwise 452
+	 * would be served for some tasks and ENOSYS for others.
+	 */
+	if (f2_tpwork_check_fails() || !f2_current_has_tracepoint_work()) {
+		pr_err("the sys_enter probe did not give tasks the syscall tracepoint's entry work: unsupported kernel\n");
+		err = -EOPNOTSUPP;
+		goto out_unregister_probe;
+	}
+
+	/*
 	 * Last: once the direct call is live, tasks can stop inside it (a
 	 * ptrace stop, a seccomp notification) and only f2_arch_hook_remove()
 	 * may take it down, waiting for them. Nothing can fail after it, so

@@ -22,6 +22,10 @@ bool f2_fail_audit;
 module_param_named(fail_audit, f2_fail_audit, bool, 0444);
 MODULE_PARM_DESC(fail_audit,
 		 "test builds only: the audit class table is not recognised");
+bool f2_fail_tpwork;
+module_param_named(fail_tpwork, f2_fail_tpwork, bool, 0444);
+MODULE_PARM_DESC(fail_tpwork,
+		 "test builds only: the sys_enter probe seems not to have put tasks on the slow path");
 #endif
 
 static bool takeover;

@@ -188,6 +188,22 @@ grep -q "audit's system call classes .* unsupported kernel" /tmp/refusal &&
 	[ "$(wc -l </tmp/refusal)" = 1 ]
 step $? "the refusal is one clear log line: $(cat /tmp/refusal)"
 
+# x86_64: registering the sys_enter probe must have given every task the
+# syscall tracepoint's entry work (the slow path the hook sits on); the
+# test build's fail_tpwork=1 makes the module see it missing. It must
+# refuse, with one line, and leave nothing registered.
+if [ "$(uname -m)" = x86_64 ]; then
+	dmesg -c >/dev/null
+	./modload ./fchmodat2-fi.ko fail_tpwork=1
+	[ $? = 1 ] && [ -r /proc/modules ] && ! grep -q '^fchmodat2 ' /proc/modules &&
+		./fchmodat2_test --probe | grep -q 'ENOSYS'
+	step $? "fail_tpwork=1: no tracepoint work after the sys_enter probe refuses the load, 452 stays ENOSYS"
+	dmesg | grep 'fchmodat2: ' | grep -v 'taint' >/tmp/refusal
+	grep -q "the sys_enter probe did not give tasks the syscall tracepoint's entry work: unsupported kernel" /tmp/refusal &&
+		[ "$(wc -l </tmp/refusal)" = 1 ]
+	step $? "the refusal is one clear log line: $(cat /tmp/refusal)"
+fi
+
 ./fchmodat2_test --probe | grep -q 'ENOSYS'
 step $? "452 returns ENOSYS again after rmmod"
 [ -r /proc/modules ] && ! grep -q '^fchmodat2 ' /proc/modules
