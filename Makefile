@@ -33,7 +33,8 @@ KBUILD_VARS := $(if $(filter command line environment,$(origin CC)),CC=$(CC)) \
 TEST_CFLAGS := -O2 -Wall -Wextra -Werror -static -pthread
 TESTS := $(B)/fchmodat2_test $(B)/fchmodat2_test32 $(B)/fchmodat2_testx32 \
 	 $(B)/bench $(B)/unload_test \
-	 $(B)/f2call $(B)/modload $(B)/stress $(B)/no452 $(B)/widenr
+	 $(B)/f2call $(B)/modload $(B)/stress $(B)/no452 $(B)/widenr \
+	 $(B)/gk_audit $(B)/gk_audit32 $(B)/nrscan $(B)/nrscan32
 
 .PHONY: all deps module tests tests-arm64 install dkms-src uninstall check check-debug prepare demo bench stress sweep realsys emulator-check clean \
 	userspace install-userspace uninstall-userspace
@@ -89,13 +90,67 @@ $(B)/%: tests/%.c $(TEST_HEADERS)
 # The same programs for the arm64 guest: AArch64, and AArch32 for the
 # 32-bit compat ABI.
 ARM64_TESTS := $(addprefix $(B)/arm64/,fchmodat2_test fchmodat2_test32 f2call \
-		unload_test modload bench stress)
+		unload_test modload bench stress gk_audit gk_audit32 nrscan \
+		nrscan32)
 
 tests-arm64: $(ARM64_TESTS)
 
 $(B)/arm64/fchmodat2_test32: tests/fchmodat2_test.c $(TEST_HEADERS)
 	@mkdir -p $(B)/arm64
 	arm-linux-gnueabihf-gcc $(TEST_CFLAGS) -o $@ $<
+
+# nrscan (tests/nrscan.c) calls only the numbers no system call is
+# assigned to: the __NR_ names of each ABI's <asm/unistd.h>, listed by its
+# compiler, are compiled into it, with the headers' version.
+NR_NAMES = printf '\#include <asm/unistd.h>\n\#include <linux/version.h>\n' | \
+	$(1) -dM -E - | sed -n -e 's/^\#define \(__NR_[a-z0-9_]*\) .*/\1,/p' \
+	-e 's/^\#define LINUX_VERSION_CODE /\#define NR_HEADERS_VERSION /p' >$@
+
+$(B)/nr/x86_64.h:
+	@mkdir -p $(@D)
+	$(call NR_NAMES,gcc)
+$(B)/nr/i386.h:
+	@mkdir -p $(@D)
+	$(call NR_NAMES,gcc $(M32_CFLAGS))
+$(B)/nr/aarch64.h:
+	@mkdir -p $(@D)
+	$(call NR_NAMES,aarch64-linux-gnu-gcc)
+$(B)/nr/armhf.h:
+	@mkdir -p $(@D)
+	$(call NR_NAMES,arm-linux-gnueabihf-gcc)
+
+NRSCAN_CFLAGS = $(TEST_CFLAGS) -I$(B)/nr -DNR_LIST='"$(notdir $(word 2,$^))"'
+
+$(B)/nrscan: tests/nrscan.c $(B)/nr/x86_64.h tests/tap.h
+	gcc $(NRSCAN_CFLAGS) -o $@ $<
+$(B)/nrscan32: tests/nrscan.c $(B)/nr/i386.h tests/tap.h
+	gcc $(M32_CFLAGS) $(NRSCAN_CFLAGS) -o $@ $<
+$(B)/arm64/nrscan: tests/nrscan.c $(B)/nr/aarch64.h tests/tap.h
+	@mkdir -p $(@D)
+	aarch64-linux-gnu-gcc $(NRSCAN_CFLAGS) -o $@ $<
+$(B)/arm64/nrscan32: tests/nrscan.c $(B)/nr/armhf.h tests/tap.h
+	@mkdir -p $(@D)
+	arm-linux-gnueabihf-gcc $(NRSCAN_CFLAGS) -o $@ $<
+
+# audit's records in every module guest (tests/guest/check.sh), arm64's
+# included, which has no gatekeeper lane
+GK_HEADERS := tests/gatekeepers/gk.h $(TEST_HEADERS)
+
+$(B)/gk_audit32: tests/gatekeepers/gk_audit.c $(GK_HEADERS)
+	@mkdir -p $(B)
+	gcc $(M32_CFLAGS) $(TEST_CFLAGS) -o $@ $<
+
+$(B)/gk_audit: tests/gatekeepers/gk_audit.c $(GK_HEADERS)
+	@mkdir -p $(B)
+	gcc $(TEST_CFLAGS) -o $@ $<
+
+$(B)/arm64/gk_audit32: tests/gatekeepers/gk_audit.c $(GK_HEADERS)
+	@mkdir -p $(B)/arm64
+	arm-linux-gnueabihf-gcc $(TEST_CFLAGS) -o $@ $<
+
+$(B)/arm64/gk_audit: tests/gatekeepers/gk_audit.c $(GK_HEADERS)
+	@mkdir -p $(B)/arm64
+	aarch64-linux-gnu-gcc $(TEST_CFLAGS) -o $@ $<
 
 $(B)/arm64/%: tests/%.c $(TEST_HEADERS)
 	@mkdir -p $(B)/arm64

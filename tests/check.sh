@@ -187,6 +187,8 @@ for entry in "${matrix[@]}"; do
 		files+=("$bin/unload_test" "$out/dkms/fchmodat2.ko"
 			"$out/hog/f2_hog.ko" "$out/hog/f2_killftrace.ko"
 			"$out/module-fi/fchmodat2-fi.ko")
+		files+=("$bin/gk_audit" "$bin/gk_audit32" "$bin/nrscan"
+			"$bin/nrscan32")
 		[ "$DEBARCH" = amd64 ] && files+=("$B/widenr" "$B/f2call") ;;
 	eval)
 		files+=("$out/module/fchmodat2.ko") ;;
