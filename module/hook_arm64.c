@@ -170,8 +170,25 @@ static int f2_arm64_set_filter(unsigned long addr)
 }
 
 /*
- * Whether the function at @from holds a BL or B to @to.
+ * The target of the direct branch @insn at @pc: B, BL (imm26), B.cond,
+ * CBZ, CBNZ (imm19), TBZ, TBNZ (imm14); 0 for any other instruction.
+ * Every arm64 instruction is one aligned word: no decoding can go astray.
  */
+static unsigned long f2_arm64_branch_target(u32 insn, unsigned long pc)
+{
+	if (aarch64_insn_is_b(insn) || aarch64_insn_is_bl(insn))
+		return pc + (long)sign_extend32((insn & 0x03ffffff) << 2, 27);
+	if (aarch64_insn_is_bcond(insn) || aarch64_insn_is_cbz(insn) ||
+	    aarch64_insn_is_cbnz(insn))
+		return pc + (long)sign_extend32(((insn >> 5) & 0x7ffff) << 2,
+						20);
+	if (aarch64_insn_is_tbz(insn) || aarch64_insn_is_tbnz(insn))
+		return pc + (long)sign_extend32(((insn >> 5) & 0x3fff) << 2,
+						15);
+	return 0;
+}
+
+/* Whether the function at @from holds a direct branch to @to. */
 static bool f2_arm64_branches_to(unsigned long from, unsigned long to)
 {
 	unsigned long size = f2_symbol_size(from), p;
@@ -180,9 +197,7 @@ static bool f2_arm64_branches_to(unsigned long from, unsigned long to)
 	for (p = from; p + AARCH64_INSN_SIZE <= from + size;
 	     p += AARCH64_INSN_SIZE) {
 		insn = le32_to_cpu(*(__le32 *)p);
-		if (!aarch64_insn_is_b(insn) && !aarch64_insn_is_bl(insn))
-			continue;
-		if (p + (long)sign_extend32((insn & 0x03ffffff) << 2, 27) == to)
+		if (f2_arm64_branch_target(insn, p) == to)
 			return true;
 	}
 	return false;

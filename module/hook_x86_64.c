@@ -27,6 +27,7 @@
 #include <linux/limits.h>
 #include <linux/string.h>
 #include <asm/syscall.h>
+#include <asm/insn.h>
 #include "fchmodat2.h"
 
 DEFINE_PER_CPU(long, f2_x86_inflight);
@@ -266,36 +267,56 @@ static unsigned long f2_x86_find_target(void)
 }
 
 /*
- * Whether the function at @from holds a direct call or jump to @to: e8 or
- * e9 rel32, or a conditional jump 0f 8x rel32 (a conditional tail call).
- * A byte scan, not a decoder: a false match needs the bytes inside another
- * instruction to spell exactly this displacement. With call depth
- * tracking (6.2+, retbleed=stuff) calls, not jumps, are redirected at
- * boot to a thunk in the padding just before the callee.
+ * The kernel's own x86 instruction decoder, insn_decode() (5.12, and
+ * Debian's 5.10 by backport; not exported: found through kallsyms, and
+ * called only where IBT allows), walks the hooked code's callers one
+ * instruction at a time, so that a byte that merely looks like a branch
+ * inside another instruction never counts.
+ */
+static int (*f2_x86_insn_decode)(struct insn *insn, const void *kaddr,
+				 int buf_len, enum insn_mode m);
+
+/*
+ * The target of the direct branch @insn at @addr: call or jmp rel32,
+ * jmp rel8, jcc rel8 or rel32; 0 for any other instruction.
+ */
+static unsigned long f2_x86_branch_target(const struct insn *insn,
+					  unsigned long addr)
+{
+	u8 op0 = insn->opcode.bytes[0], op1 = insn->opcode.bytes[1];
+
+	if (op0 != 0xe8 && op0 != 0xe9 && op0 != 0xeb &&
+	    (op0 & 0xf0) != 0x70 && (op0 != 0x0f || (op1 & 0xf0) != 0x80))
+		return 0;
+	return addr + insn->length + (long)insn->immediate.value;
+}
+
+/*
+ * Whether the function at @from holds a direct branch to @to (a call, a
+ * tail jump, a conditional tail jump; rel32 or rel8). With call depth
+ * tracking (6.2+, retbleed=stuff) calls are redirected at boot to a thunk
+ * in the padding just before the callee. An instruction the decoder
+ * cannot read (a kprobe's int3 over another one splits it) ends the walk:
+ * the branch is not found, and the load is refused.
  */
 static bool f2_x86_branches_to(unsigned long from, unsigned long to)
 {
-	unsigned long size = f2_symbol_size(from), p, next, dest;
-	s32 rel;
-	u8 *op;
+	unsigned long size = f2_symbol_size(from), p, dest;
+	struct insn insn;
 
-	if (size < 5)
+	if (!f2_x86_insn_decode)
 		return false;
-	for (p = from; p <= from + size - 5; p++) {
-		op = (u8 *)p;
-		if (op[0] == 0xe8 || op[0] == 0xe9)
-			next = p + 5;
-		else if (op[0] == 0x0f && (op[1] & 0xf0) == 0x80 &&
-			 p <= from + size - 6)
-			next = p + 6;
-		else
+	for (p = from; p < from + size; p += insn.length) {
+		if (f2_x86_insn_decode(&insn, (void *)p, MAX_INSN_SIZE,
+				       INSN_MODE_KERN) < 0 || !insn.length)
+			return false;
+		dest = f2_x86_branch_target(&insn, p);
+		if (!dest)
 			continue;
-		memcpy(&rel, (void *)(next - 4), sizeof(rel));
-		dest = next + (long)rel;
 		if (dest == to)
 			return true;
 #ifdef CONFIG_CALL_THUNKS
-		if (op[0] == 0xe8 && dest < to &&
+		if (insn.opcode.bytes[0] == 0xe8 && dest < to &&
 		    dest >= to - CONFIG_FUNCTION_PADDING_BYTES)
 			return true;
 #endif
@@ -415,6 +436,13 @@ int f2_arch_hook_install(void)
 	f2_x86_target = f2_x86_find_target();
 	if (!f2_x86_target)
 		return -ENOENT;
+	addr = f2_lookup_name("insn_decode");
+	if (!addr || !f2_callable(addr, "insn_decode")) {
+		if (!addr)
+			pr_err("the kernel's instruction decoder, insn_decode, not found: unsupported kernel\n");
+		return -EOPNOTSUPP;
+	}
+	f2_x86_insn_decode = (void *)addr;
 	err = f2_x86_check_entry(f2_check_addr(f2_x86_target));
 	if (err)
 		return err;
