@@ -35,10 +35,12 @@
 
 /* Exit codes: scripts rely on them, fchmodat2ctl(8) documents them. */
 enum f2_exit {
-	F2_EXIT_OK = 0,		/* status: native; others: done */
+	F2_EXIT_OK = 0,		/* status: 452 works, native or served by
+				 * the module (--json and the text tell
+				 * which); others: done */
 	F2_EXIT_FAILURE = 1,	/* the verb failed, or check misbehaved */
 	F2_EXIT_USAGE = 2,
-	F2_EXIT_MODULE = 3,	/* status: served by the loaded module */
+	/* 3 is not used: LSB status and monitoring read it as "not running" */
 	F2_EXIT_ABSENT = 4,	/* not available (ENOSYS); module loadable */
 	F2_EXIT_NO_MODULE = 5,	/* status: not available, no loadable module */
 	F2_EXIT_UNKNOWN = 6,	/* 452 neither works nor is ENOSYS */
@@ -88,6 +90,7 @@ struct f2_status {
 static struct {
 	bool json;
 	bool verbose;
+	bool quiet;
 } opt;
 
 static struct kmod_ctx *ctx;
@@ -121,7 +124,7 @@ static void f2_kmod_log(void *data, int priority, const char *file, int line,
 {
 	if (!opt.verbose)
 		return;
-	fputs("libkmod: ", stderr);
+	fputs("fchmodat2ctl: libkmod: ", stderr);
 	vfprintf(stderr, format, args);
 }
 
@@ -320,9 +323,8 @@ static enum f2_exit f2_status_exit(const struct f2_status *s)
 {
 	switch (s->state) {
 	case F2_NATIVE:
-		return F2_EXIT_OK;
 	case F2_SERVED:
-		return F2_EXIT_MODULE;
+		return F2_EXIT_OK;
 	case F2_ABSENT:
 		return s->inst.loadable ? F2_EXIT_ABSENT : F2_EXIT_NO_MODULE;
 	default:
@@ -822,6 +824,8 @@ struct f2_verb {
 	const char *help;
 };
 
+static int f2_cmd_help(void);
+
 static const struct f2_verb f2_verbs[] = {
 	{ "status", f2_cmd_status, true,
 	  "native, served by the module, or absent; the module's state" },
@@ -829,6 +833,7 @@ static const struct f2_verb f2_verbs[] = {
 	{ "unload", f2_cmd_unload, true, "unload the fchmodat2 module" },
 	{ "check", f2_cmd_check, false,
 	  "call system call 452 on scratch files: does it behave?" },
+	{ "help", f2_cmd_help, false, "show this help" },
 };
 
 static void f2_usage(FILE *out)
@@ -845,19 +850,38 @@ static void f2_usage(FILE *out)
 	fprintf(out,
 		"\nOptions:\n"
 		"  -j, --json      status as one JSON object\n"
+		"  -q, --quiet     print nothing on standard output: the exit status\n"
+		"                  tells (errors still go to standard error)\n"
 		"  -v, --verbose   show libkmod's messages\n"
 		"  -h, --help      show this help\n"
 		"  -V, --version   show the version\n\n"
-		"Exit status of status: 0 native, 3 served by the module, 4 absent and the\n"
-		"module is loadable, 5 absent and no loadable module, 6 cannot tell.\n"
+		"Exit status of status: 0 available (native, or served by the module),\n"
+		"4 absent and the module is loadable, 5 absent and no loadable module,\n"
+		"6 cannot tell.\n"
 		"Of check: 0 behaves, 1 misbehaves, 4 absent, 6 cannot tell. Others: 0 done, 1 failed.\n"
 		"2: usage error. See fchmodat2ctl(8).\n");
+}
+
+static int f2_cmd_help(void)
+{
+	f2_usage(stdout);
+	return F2_EXIT_OK;
+}
+
+/* A usage error: one line, and where to read more. */
+static int f2_usage_error(const char *what, const char *arg)
+{
+	fprintf(stderr, "fchmodat2ctl: %s%s%s%s\n", what, arg ? " \"" : "",
+		arg ? arg : "", arg ? "\"" : "");
+	fprintf(stderr, "Try 'fchmodat2ctl --help' for more information.\n");
+	return F2_EXIT_USAGE;
 }
 
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'j' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -867,10 +891,14 @@ int main(int argc, char **argv)
 	size_t i;
 	int c, ret;
 
-	while ((c = getopt_long(argc, argv, "jvhV", longopts, NULL)) != -1) {
+	opterr = 0;	/* the one-line message below instead of getopt's */
+	while ((c = getopt_long(argc, argv, "jqvhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			opt.json = true;
+			break;
+		case 'q':
+			opt.quiet = true;
 			break;
 		case 'v':
 			opt.verbose = true;
@@ -882,29 +910,28 @@ int main(int argc, char **argv)
 			printf("fchmodat2ctl %s\n", F2_VERSION);
 			return F2_EXIT_OK;
 		default:
-			f2_usage(stderr);
-			return F2_EXIT_USAGE;
+			return f2_usage_error("unknown option",
+					      argv[optind - 1]);
 		}
 	}
-	if (argc - optind > 1) {
-		f2_usage(stderr);
-		return F2_EXIT_USAGE;
-	}
+	if (argc - optind > 1)
+		return f2_usage_error("one verb at most, extra",
+				      argv[optind + 1]);
 	if (optind < argc) {
 		verb = NULL;
 		for (i = 0; i < ARRAY_SIZE(f2_verbs); i++)
 			if (!strcmp(argv[optind], f2_verbs[i].name))
 				verb = &f2_verbs[i];
-		if (!verb) {
-			fprintf(stderr, "fchmodat2ctl: unknown verb \"%s\"\n",
-				argv[optind]);
-			f2_usage(stderr);
-			return F2_EXIT_USAGE;
-		}
+		if (!verb)
+			return f2_usage_error("unknown verb", argv[optind]);
 	}
-	if (opt.json && verb->fn != f2_cmd_status) {
-		fprintf(stderr, "fchmodat2ctl: --json applies to status only\n");
-		return F2_EXIT_USAGE;
+	if (opt.json && verb->fn != f2_cmd_status)
+		return f2_usage_error("--json applies to status only", NULL);
+	if (opt.quiet && verb->fn != f2_cmd_help &&
+	    !freopen("/dev/null", "w", stdout)) {
+		fprintf(stderr, "fchmodat2ctl: --quiet: /dev/null: %s\n",
+			strerror(errno));
+		return F2_EXIT_FAILURE;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 

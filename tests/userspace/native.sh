@@ -190,11 +190,23 @@ if [ "$native" = 1 ]; then
 fi
 [ "$("$ctl" --version)" = "fchmodat2ctl $version" ]
 step $? "fchmodat2ctl --version: fchmodat2ctl $version"
-"$ctl" --help | grep -q '^Usage: fchmodat2ctl'
+# (into a file: grep -q's early exit would make the writer's EPIPE the
+# pipeline's status under pipefail)
+"$ctl" --help >"$scratch/h" && grep -q '^Usage: fchmodat2ctl' "$scratch/h"
 step $? "fchmodat2ctl --help"
-"$ctl" frobnicate >/dev/null 2>&1
-[ $? = 2 ]
-step $? "fchmodat2ctl with an unknown verb exits 2"
+"$ctl" frobnicate >"$scratch/u" 2>&1
+[ $? = 2 ] && [ "$(wc -l <"$scratch/u")" = 2 ] &&
+	grep -qx 'fchmodat2ctl: unknown verb "frobnicate"' "$scratch/u" &&
+	grep -qx "Try 'fchmodat2ctl --help' for more information." "$scratch/u"
+step $? "fchmodat2ctl with an unknown verb exits 2: one line, then where to read more"
+"$ctl" --frobnicate >"$scratch/u" 2>&1
+[ $? = 2 ] && [ "$(wc -l <"$scratch/u")" = 2 ] &&
+	grep -qx 'fchmodat2ctl: unknown option "--frobnicate"' "$scratch/u"
+step $? "fchmodat2ctl with an unknown option exits 2, in one line"
+"$ctl" help >"$scratch/h" && grep -q '^Usage: fchmodat2ctl' "$scratch/h"
+step $? "fchmodat2ctl help: the usage, exit 0"
+[ -z "$("$ctl" -q status)" ] && [ -z "$("$ctl" --quiet check 2>/dev/null)" ]
+step $? "fchmodat2ctl -q: nothing on standard output"
 "$ctl" --json check >/dev/null 2>&1
 [ $? = 2 ]
 step $? "fchmodat2ctl --json check exits 2 (status only)"
