@@ -35,9 +35,8 @@
 
 /* Exit codes: scripts rely on them, fchmodat2ctl(8) documents them. */
 enum f2_exit {
-	F2_EXIT_OK = 0,		/* status: 452 works, native or served by
-				 * the module (--json and the text tell
-				 * which); others: done */
+	/* status: 452 works, native or served (the text tells which) */
+	F2_EXIT_OK = 0,		/* ...; other verbs: done */
 	F2_EXIT_FAILURE = 1,	/* the verb failed, or check misbehaved */
 	F2_EXIT_USAGE = 2,
 	/* 3 is not used: LSB status and monitoring read it as "not running" */

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * libfchmodat2: fchmodat2(), the raw system call, and fchmodat2_compat(),
  * what glibc >= 2.39's fchmodat() does (sysdeps/unix/sysv/linux/fchmodat.c,

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * libfchmodat2-preload.so: LD_PRELOAD it so that a libc older than glibc
  * 2.39 (Debian 12's 2.36, say) answers fchmodat() with flags, and lchmod(),
