@@ -3,7 +3,9 @@
 # make                build fchmodat2.ko for the running kernel
 # make KDIR=<dir>     ... or against another kernel's headers build directory
 # make install        install it into /lib/modules/<kernel>/updates and depmod
+#                     (DESTDIR=<dir> stages it below <dir>)
 # make dkms-src       copy the module's sources to /usr/src for DKMS
+#                     (DESTDIR too; make uninstall-dkms-src removes them)
 # make tests          build the test program and the benchmark (static)
 # make check          test natively, then in a QEMU guest with the module
 # make demo           show, in a QEMU guest, 452 before and after the module
@@ -36,7 +38,7 @@ TESTS := $(B)/fchmodat2_test $(B)/fchmodat2_test32 $(B)/fchmodat2_testx32 \
 	 $(B)/f2call $(B)/modload $(B)/stress $(B)/no452 $(B)/widenr \
 	 $(B)/gk_audit $(B)/gk_audit32 $(B)/nrscan $(B)/nrscan32
 
-.PHONY: all deps module tests tests-arm64 install dkms-src uninstall check check-debug prepare demo bench stress sweep realsys emulator-check clean \
+.PHONY: all deps module tests tests-arm64 install dkms-src uninstall-dkms-src uninstall check check-debug prepare demo bench stress sweep realsys emulator-check clean \
 	userspace install-userspace uninstall-userspace
 
 all: module
@@ -44,7 +46,10 @@ all: module
 module:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) $(KBUILD_VARS) modules
 
-# INSTALL_MOD_PATH=<dir> installs below <dir> instead of / (packaging).
+# DESTDIR=<dir> (or kbuild's own INSTALL_MOD_PATH=<dir>) installs below
+# <dir> instead of / (staging, packaging).
+INSTALL_MOD_PATH ?= $(DESTDIR)
+export INSTALL_MOD_PATH
 DEPMOD := depmod -a $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH))
 
 install: module
@@ -64,6 +69,9 @@ dkms-src:
 	install -d $(DKMS_SRC)/module
 	install -m 0644 dkms.conf Kbuild Makefile $(DKMS_SRC)/
 	install -m 0644 $(wildcard module/*.c module/*.h module/*.S) $(DKMS_SRC)/module/
+
+uninstall-dkms-src:
+	rm -rf $(DKMS_SRC)
 
 tests: $(TESTS)
 
