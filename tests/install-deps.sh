@@ -11,7 +11,7 @@ set -euo pipefail
 # tests/vm/fetch-qemu.sh needs to rebuild QEMU.
 pkgs=(build-essential gcc-12-multilib libc6-dev-x32 libelf-dev bc bison flex kmod cpio
       xz-utils zstd busybox-static qemu-system-x86 ca-certificates
-      dwarves dkms dh-dkms debhelper dpkg-dev fakeroot
+      dwarves dkms dh-dkms debhelper dpkg-dev fakeroot lintian
       gcc-aarch64-linux-gnu libc6-dev-arm64-cross gcc-arm-linux-gnueabihf
       libc6-dev-armhf-cross qemu-system-arm
       libkmod-dev pkgconf man-db groff-base python3

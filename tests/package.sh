@@ -17,6 +17,15 @@ ver=$(f2_version)
 dir=$B/pkg
 f2_build_debs "$dir" >"$B/pkg.log" 2>&1
 t $? "dpkg-buildpackage -b -us -uc"
+# lintian --pedantic, info tags included: clean but for the placeholder
+# Maintainer address (until the project has a list)
+(cd "$dir" && lintian --pedantic -I \
+	--suppress-tags bogus-mail-host,bogus-mail-host-in-debian-changelog \
+	./*.changes) >"$dir/lintian.log" 2>&1
+rc=$?
+tags=$(grep -E '^[EWIPXNO]: ' "$dir/lintian.log")
+[ "$rc" = 0 ] && [ -z "$tags" ]
+t $? "lintian --pedantic -I: no tag but the placeholder Maintainer address's${tags:+: $(echo "$tags" | tr '\n' ';')}"
 deb=$dir/fchmodat2-dkms_${ver}_all.deb
 [ -f "$deb" ]
 t $? "it makes fchmodat2-dkms_${ver}_all.deb"
@@ -59,7 +68,7 @@ for p in libfchmodat2-0 libfchmodat2-dev fchmodat2ctl; do
 	[ -f "$d" ] && dpkg-deb -x "$d" "$root"
 	t $? "it makes ${p}_${ver}_$arch.deb"
 done
-for f in usr/lib/$ma/libfchmodat2.so.0 usr/lib/$ma/libfchmodat2-preload.so \
+for f in usr/lib/$ma/libfchmodat2.so.0 usr/lib/$ma/fchmodat2/libfchmodat2-preload.so \
 	 usr/lib/$ma/libfchmodat2.so usr/lib/$ma/libfchmodat2.a \
 	 usr/lib/$ma/pkgconfig/fchmodat2.pc usr/include/fchmodat2.h \
 	 usr/sbin/fchmodat2ctl usr/share/man/man8/fchmodat2ctl.8.gz \

@@ -269,7 +269,7 @@ multi=/usr/lib/$(gcc -print-multiarch)
 make -s -C "$top/userspace" O="$O" DESTDIR="$dest" PREFIX=/usr LIBDIR="$multi" \
 	install >"$scratch/i" 2>&1
 rc=$?
-want="usr/include/fchmodat2.h ${multi#/}/libfchmodat2-preload.so ${multi#/}/libfchmodat2.a ${multi#/}/libfchmodat2.so ${multi#/}/libfchmodat2.so.0 ${multi#/}/libfchmodat2.so.$version ${multi#/}/pkgconfig/fchmodat2.pc usr/sbin/fchmodat2ctl usr/share/man/man3/fchmodat2.3 usr/share/man/man3/fchmodat2_compat.3 usr/share/man/man8/fchmodat2ctl.8 "
+want="usr/include/fchmodat2.h ${multi#/}/fchmodat2/libfchmodat2-preload.so ${multi#/}/libfchmodat2.a ${multi#/}/libfchmodat2.so ${multi#/}/libfchmodat2.so.0 ${multi#/}/libfchmodat2.so.$version ${multi#/}/pkgconfig/fchmodat2.pc usr/sbin/fchmodat2ctl usr/share/man/man3/fchmodat2.3 usr/share/man/man3/fchmodat2_compat.3 usr/share/man/man8/fchmodat2ctl.8 "
 got=$(cd "$dest" && find . ! -type d | sed 's|^\./||' | sort | tr '\n' ' ')
 [ "$rc" = 0 ] && [ "$got" = "$want" ]
 step $? "make install DESTDIR= PREFIX=/usr LIBDIR=$multi: the expected files"
