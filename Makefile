@@ -17,8 +17,9 @@
 #                     boot, smoke test; the table goes into README.md
 # make emulator-check show why the guests run on a patched QEMU 10.0
 # make bench          measure the module's cost in a QEMU guest
-# make prepare        what needs sudo, done first: make deps and the real
-#                     system's image (before build/no452 make check)
+# make prepare        what needs sudo, done first: make deps, the real
+#                     system's image and the Debian 11 root userspace/ is
+#                     built in (before build/no452 make check)
 # make userspace      build libfchmodat2, the preload shim and fchmodat2ctl
 # make install-userspace  install them (PREFIX=/usr/local, DESTDIR)
 
@@ -217,6 +218,7 @@ realsys: deps
 # seccomp filter, no_new_privs forbids sudo).
 prepare: deps $(B)/no452
 	tests/realsys/mkimage.sh >/dev/null
+	tests/userspace/build-root.sh bullseye >/dev/null
 
 # Why the guests run on Debian 13's QEMU with tests/vm/qemu-patches/
 # (tests/vm/README.md): the stock kernel on a busy host, three emulators.

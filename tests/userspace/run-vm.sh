@@ -3,7 +3,8 @@
 #
 # run-vm.sh SERIES: the userspace scenario (tests/userspace/guest.sh) in
 # one QEMU boot of the newest Debian kernel of SERIES (5.10, 6.1). Builds
-# userspace/ (against this machine's glibc: Debian 12's), the module for
+# userspace/ with that kernel's Debian release (5.10: Debian 11, in a
+# bullseye root by chroot; 6.1: Debian 12, this machine), the module for
 # that kernel (make KDIR=, as README says) and for another kernel (the
 # "built for another kernel" case), tests/hog (another ftrace user on the
 # module's hook site), stages the programs with the host's
@@ -18,7 +19,7 @@ set -uo pipefail
 . "$(dirname "$0")/../lib.sh"
 
 series=${1:?usage: run-vm.sh SERIES}
-# The programs are this machine's (x86_64, Debian 12's glibc and libkmod).
+# The programs are x86_64 ones.
 case $series in
 *-arm64) echo "run-vm.sh: $series: x86_64 kernels only" >&2; exit 2 ;;
 esac
@@ -48,9 +49,49 @@ cp "$other_out/module-other/fchmodat2.ko" "$out/fchmodat2-other.ko"
 # another ftrace user" case)
 f2_build_hog "$out/hog" >>"$out/build.log" 2>&1 ||
 	die "cannot build tests/hog for $KREL: $out/build.log"
-U=$B/userspace
-make -s -C "$top/userspace" O="$U" tests >>"$out/build.log" 2>&1 ||
-	die "cannot build userspace/: $out/build.log"
+# Each guest runs its own Debian's userland, built there as a user of that
+# release builds it: Debian 12's is this machine's; Debian 11's (5.10) is
+# a bullseye root (build-root.sh) in which userspace/ is built by chroot,
+# with its gcc, glibc 2.31 and libkmod.
+case $series in
+5.10) release=bullseye ;;
+*) release=bookworm ;;
+esac
+if [ "$release" = bookworm ]; then
+	sysroot=
+	U=$B/userspace
+	make -s -C "$top/userspace" O="$U" tests >>"$out/build.log" 2>&1 ||
+		die "cannot build userspace/: $out/build.log"
+	ldd_in() { ldd "$@"; }
+else
+	sysroot=$("$top/tests/userspace/build-root.sh" "$release") ||
+		die "cannot make the $release root"
+	# (/src may be the user's in a root's root: emptied, not removed)
+	find "$sysroot/src" -mindepth 1 -delete &&
+		mkdir -p "$sysroot/src/tests" ||
+		die "cannot empty $sysroot/src"
+	cp -a "$top/dkms.conf" "$top/userspace" "$sysroot/src/" &&
+		cp -a "$top/tests/userspace" "$top/tests/tap.h" "$sysroot/src/tests/" ||
+		die "cannot copy the sources into $sysroot/src"
+	rm -rf "$sysroot/src/userspace/build"
+	# as root, or as a user in a user namespace of their own
+	chrooted() {
+		if [ "$(id -u)" = 0 ]; then
+			chroot "$sysroot" "$@"
+		else
+			unshare -r chroot "$sysroot" "$@"
+		fi
+	}
+	{ chrooted sh -c 'gcc --version | head -n 1; ldd --version | head -n 1' &&
+		chrooted make -s -C /src/userspace O=/src/build tests; } \
+		>>"$out/build.log" 2>&1 ||
+		die "cannot build userspace/ in the $release root: $out/build.log"
+	U=$sysroot/src/build
+	# ldd of the root's programs, their paths in the root
+	ldd_in() { local f a=(); for f in "$@"; do a+=("/src/build/${f##*/}"); done
+		chrooted env LD_LIBRARY_PATH=/src/build ldd "${a[@]}"; }
+fi
+echo "$release" >"$out/release"
 
 progs=("$U/fchmodat2ctl" "$U/libtest" "$U/libtest-static" "$U/lchmod_prog")
 stage=$out/f2
@@ -60,15 +101,24 @@ f2_stage "$stage" "$top/tests/userspace/guest.sh" "${progs[@]}" \
 	"$out/hog/f2_hog.ko" || die "cannot stage"
 cp -L "$U/libfchmodat2.so.0" "$stage/"
 
-# Debian 12's glibc, libkmod and what they need, from this machine
+# the release's glibc, libkmod and what they need: this machine's
+# (Debian 12), or the root's (Debian 11)
 mkdir -p "$stage/lib"
-cp -L /lib64/ld-linux-x86-64.so.2 "$stage/lib/"
-LD_LIBRARY_PATH=$U ldd "${progs[@]}" "$U/libfchmodat2-preload.so" |
+# real_path PATH: PATH with its symbolic links resolved where it lives (in
+# the root, whose links may be absolute)
+real_path() {
+	if [ -n "$sysroot" ]; then echo "$sysroot$(chrooted readlink -f "$1")"; else readlink -f "$1"; fi
+}
+cp "$(real_path /lib64/ld-linux-x86-64.so.2)" "$stage/lib/ld-linux-x86-64.so.2" ||
+	die "cannot stage the dynamic loader"
+LD_LIBRARY_PATH=$U ldd_in "${progs[@]}" "$U/libfchmodat2-preload.so" |
 	awk '$2 == "=>" && $3 ~ /^\// { print $3 }' | sort -u |
 	while read -r lib; do
-		cp -L "$lib" "$stage/lib/"
+		cp "$(real_path "$lib")" "$stage/lib/${lib##*/}" ||
+			die "cannot stage $lib"
 	done
 rm -f "$stage/lib/libfchmodat2.so.0"
+cp "$out/release" "$stage/release"
 
 # the guest's /lib/modules/KREL: fchmodat2.ko in updates/, as make install
 # and DKMS put it, and what depmod makes of it

@@ -1,0 +1,61 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# build-root.sh SUITE: a Debian root of SUITE (bullseye: Debian 11) with
+# what a user of that release builds userspace/ with: its gcc, make, libc,
+# libkmod and pkg-config, from this machine's apt sources
+# (tests/vm/apt-mirrors.sh). Made once with mmdebstrap and kept in
+# $f2_cache/userland/SUITE-vN (tests/vm/cache.sh); prints the root's path.
+# The userspace lane builds the library, the preload shim and fchmodat2ctl
+# inside it (chroot), and runs them with its libraries in the guests of
+# that release's kernel. Needs root for mmdebstrap (sudo otherwise, as
+# make prepare does; /src in the root is then the user's, who builds in it
+# with unshare -r chroot).
+#
+# F2_OFFLINE=1: use a root already made, never download.
+set -euo pipefail
+
+die() { echo "build-root.sh: $*" >&2; exit 1; }
+suite=${1:?usage: build-root.sh SUITE}
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=tests/vm/cache.sh
+. "$repo/tests/vm/cache.sh"
+root_version=1
+dir=$f2_cache/userland/$suite-v$root_version
+root=$dir/root
+if [ -e "$dir/done" ]; then
+	echo "$root"
+	exit 0
+fi
+[ "${F2_OFFLINE:-0}" != 1 ] || die "F2_OFFLINE=1 and no $suite root in $dir"
+if [ "$(id -u)" != 0 ]; then
+	command -v sudo >/dev/null || die "mmdebstrap needs root (or sudo)"
+	echo "build-root.sh: mmdebstrap needs root: running it through sudo" >&2
+	sudo env F2_CACHE="$f2_cache" "$0" "$suite" >/dev/null
+	[ -e "$dir/done" ] || die "sudo $0 made no root"
+	# the user builds in /src (unshare -r chroot, run-vm.sh)
+	sudo chown "$(id -u):$(id -g)" "$root/src"
+	echo "$root"
+	exit 0
+fi
+# shellcheck source=tests/vm/apt-mirrors.sh
+. "$repo/tests/vm/apt-mirrors.sh"
+keyring=/usr/share/keyrings/debian-archive-keyring.gpg
+
+mkdir -p "$dir"
+exec 9>"$dir/lock"
+flock 9
+[ -e "$dir/done" ] && { echo "$root"; exit 0; }
+rm -rf --one-file-system "$root"
+echo "build-root.sh: making a Debian $suite root to build userspace/ in ($dir)" >&2
+mmdebstrap --mode=root --variant=minbase \
+	--include=gcc,make,libc6-dev,libkmod-dev,pkg-config \
+	--aptopt='APT::Install-Recommends "false"' \
+	"$suite" "$root" \
+	"deb [signed-by=$keyring] $debian_uri $suite main" \
+	"deb [signed-by=$keyring] $security_uri $suite-security main" \
+	>"$dir/mmdebstrap.log" 2>&1 ||
+	{ tail -n 30 "$dir/mmdebstrap.log" >&2; die "mmdebstrap failed: $dir/mmdebstrap.log"; }
+mkdir -p "$root/src"
+touch "$dir/done"
+echo "$root"
