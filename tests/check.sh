@@ -189,7 +189,8 @@ for entry in "${matrix[@]}"; do
 			"$out/module-fi/fchmodat2-fi.ko")
 		files+=("$bin/gk_audit" "$bin/gk_audit32" "$bin/nrscan"
 			"$bin/nrscan32")
-		[ "$DEBARCH" = amd64 ] && files+=("$B/widenr" "$B/f2call") ;;
+		files+=("$bin/f2call")
+		[ "$DEBARCH" = amd64 ] && files+=("$B/widenr") ;;
 	eval)
 		files+=("$out/module/fchmodat2.ko") ;;
 	esac

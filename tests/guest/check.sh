@@ -118,6 +118,7 @@ run ./fchmodat2_test
 echo "# 32-bit test program"
 run ./fchmodat2_test32
 audit_sets
+raw_syscalls_452
 
 
 echo "# unload while a task is parked in a call to 452"

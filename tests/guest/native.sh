@@ -19,6 +19,7 @@ echo "# 32-bit test program, native fchmodat2"
 run ./fchmodat2_test32
 mainline_selftest fchmodat2_selftest
 mainline_selftest fchmodat2_selftest32
+raw_syscalls_452
 if x86_only f2call "x32 off, natively"; then
 	: >/tmp/x32file && chmod 0644 /tmp/x32file &&
 		./f2call -x32 /tmp/x32file 600 >/tmp/out 2>&1

@@ -36,6 +36,37 @@ run() { # run <command...>: its output, and a TAP line for its exit code
 	run_tap "$@"
 	step "$rc_" "$*"
 }
+# raw_syscalls_452: the raw_syscalls:sys_enter and sys_exit trace events
+# (what perf trace and strace -e trace=... over tracefs read) see 452
+# and its result as on a native kernel: two calls of ./f2call, a file
+# (0) and a symlink with AT_SYMLINK_NOFOLLOW (-95, EOPNOTSUPP).
+raw_syscalls_452() {
+	t_=/sys/kernel/tracing
+	[ -d "$t_/events" ] || mount -t tracefs nodev "$t_"
+	echo 0 >"$t_/tracing_on" && : >"$t_/trace" &&
+		echo 'id == 452' >"$t_/events/raw_syscalls/sys_enter/filter" &&
+		echo 'id == 452' >"$t_/events/raw_syscalls/sys_exit/filter" &&
+		echo 1 >"$t_/events/raw_syscalls/sys_enter/enable" &&
+		echo 1 >"$t_/events/raw_syscalls/sys_exit/enable" &&
+		echo 1 >"$t_/tracing_on"
+	ok_=$?
+	: >/tmp/tr.file && chmod 0644 /tmp/tr.file && ln -sf tr.file /tmp/tr.link
+	./f2call /tmp/tr.file 600 >/dev/null
+	./f2call /tmp/tr.link 600 nofollow >/dev/null
+	echo 0 >"$t_/tracing_on"
+	echo 0 >"$t_/events/raw_syscalls/sys_enter/enable"
+	echo 0 >"$t_/events/raw_syscalls/sys_exit/enable"
+	echo 0 >"$t_/events/raw_syscalls/sys_enter/filter" 2>/dev/null
+	echo 0 >"$t_/events/raw_syscalls/sys_exit/filter" 2>/dev/null
+	grep -E 'sys_(enter|exit): NR 452' "$t_/trace" | sed 's/^.*: sys_/sys_/' >/tmp/tr.out
+	sed 's/^/# trace: /' /tmp/tr.out
+	[ "$ok_" = 0 ] && [ "$(grep -c '^sys_enter: NR 452 (' /tmp/tr.out)" = 2 ] &&
+		[ "$(grep -c '^sys_exit: NR 452 = ' /tmp/tr.out)" = 2 ] &&
+		grep -qx 'sys_exit: NR 452 = 0' /tmp/tr.out &&
+		grep -qx 'sys_exit: NR 452 = -95' /tmp/tr.out &&
+		[ "$(stat -c %a /tmp/tr.file)" = 600 ]
+	step $? "raw_syscalls:sys_enter and sys_exit see 452 twice, its results 0 and -95, as on a native kernel"
+}
 # x86_only PROG WHAT: 0 when WHAT (a set of x86_64 cases run by ./PROG)
 # is to run here; elsewhere a SKIP line saying why, status 1. On x86_64 a
 # missing PROG is a failure: the cases must not vanish silently.
