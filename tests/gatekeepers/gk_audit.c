@@ -234,6 +234,48 @@ static void expect_field(int line, const char *what, const char *text,
 #define EXPECT_FIELD(what, text, key, want) \
 	expect_field(__LINE__, what, text, key, want)
 
+/* One event a watch case expects: system call, name, result, prior mode */
+struct want_event {
+	int fchmodat2;	/* 1: 452, 0: this ABI's fchmodat */
+	const char *name, *success, *exit, *mode;
+};
+
+#define EV_WFILE2	{ 1, "\"wfile\"", "yes", "0", "0100644" }
+#define EV_WFILE1	{ 0, "\"wfile\"", "yes", "0", "0100600" }
+#define EV_OFILE2	{ 1, "\"ofile\"", "yes", "0", "0100644" }
+#define EV_WFILE2_EPERM	{ 1, "\"wfile\"", "no", "-1", "0100640" }
+#define EV_DFILE2	{ 1, "\"wdir/dfile\"", "yes", "0", "0100644" }
+
+/*
+ * The events collected: printed, then checked against @want (@n of them),
+ * in order, field by field, as mainline logs them.
+ */
+static void expect_events(const struct want_event *want, unsigned int n)
+{
+	char arch[16], nr[16];
+	unsigned int i;
+
+	EXPECT_EQ(nrecs, n);
+	snprintf(arch, sizeof(arch), "%x", ARCH_ID);
+	for (i = 0; i < nrecs; i++)
+		printf("# SYSCALL %s\n# PATH %s\n", recs[i].syscall,
+		       recs[i].path);
+	for (i = 0; i < nrecs && i < n; i++) {
+		snprintf(nr, sizeof(nr), "%d",
+			 want[i].fchmodat2 ? 452 : SYS_fchmodat);
+		EXPECT_FIELD("SYSCALL", recs[i].syscall, "arch", arch);
+		EXPECT_FIELD("SYSCALL", recs[i].syscall, "syscall", nr);
+		EXPECT_FIELD("SYSCALL", recs[i].syscall, "success",
+			     want[i].success);
+		EXPECT_FIELD("SYSCALL", recs[i].syscall, "exit", want[i].exit);
+		EXPECT_FIELD("SYSCALL", recs[i].syscall, "items", "1");
+		EXPECT_FIELD("PATH", recs[i].path, "item", "0");
+		EXPECT_FIELD("PATH", recs[i].path, "name", want[i].name);
+		EXPECT_FIELD("PATH", recs[i].path, "mode", want[i].mode);
+		EXPECT_FIELD("PATH", recs[i].path, "nametype", "NORMAL");
+	}
+}
+
 /* The audited task: three calls, in the work directory, by name. */
 static int calls(void)
 {
@@ -295,15 +337,11 @@ static int audit_open(void)
 
 static void records_match_mainline(void)
 {
-	char arch[16];
-	static const struct {
-		const char *name, *success, *exit, *mode;
-	} want[NR_CALLS] = {
-		{ "\"afile\"", "yes", "0", "0100644" },
-		{ "\"alink\"", "no", "-95", "0120777" },
-		{ "\"rfile\"", "no", "-1", "0100644" },
+	static const struct want_event want[NR_CALLS] = {
+		{ 1, "\"afile\"", "yes", "0", "0100644" },
+		{ 1, "\"alink\"", "no", "-95", "0120777" },
+		{ 1, "\"rfile\"", "no", "-1", "0100644" },
 	};
-	unsigned int i;
 	pid_t pid;
 	int err;
 
@@ -330,22 +368,7 @@ static void records_match_mainline(void)
 		_exit(calls());
 	expect_child_ok(pid);
 	collect(NR_CALLS);
-	EXPECT_EQ(nrecs, NR_CALLS);
-	snprintf(arch, sizeof(arch), "%x", ARCH_ID);
-	for (i = 0; i < nrecs && i < NR_CALLS; i++) {
-		printf("# SYSCALL %s\n# PATH %s\n", recs[i].syscall,
-		       recs[i].path);
-		EXPECT_FIELD("SYSCALL", recs[i].syscall, "arch", arch);
-		EXPECT_FIELD("SYSCALL", recs[i].syscall, "syscall", "452");
-		EXPECT_FIELD("SYSCALL", recs[i].syscall, "success",
-			     want[i].success);
-		EXPECT_FIELD("SYSCALL", recs[i].syscall, "exit", want[i].exit);
-		EXPECT_FIELD("SYSCALL", recs[i].syscall, "items", "1");
-		EXPECT_FIELD("PATH", recs[i].path, "item", "0");
-		EXPECT_FIELD("PATH", recs[i].path, "name", want[i].name);
-		EXPECT_FIELD("PATH", recs[i].path, "mode", want[i].mode);
-		EXPECT_FIELD("PATH", recs[i].path, "nametype", "NORMAL");
-	}
+	expect_events(want, NR_CALLS);
 	EXPECT_MODE(wfd, "afile", S_IFREG | 0600);
 	EXPECT_MODE(wfd, "alink", S_IFLNK | 0777);
 	EXPECT_MODE(wfd, "rfile", S_IFREG | 0644);
@@ -388,18 +411,6 @@ static int watch_calls(void)
 	return bad;
 }
 
-/* One event a watch case expects: system call, name, result, prior mode */
-struct want_event {
-	int fchmodat2;	/* 1: 452, 0: this ABI's fchmodat */
-	const char *name, *success, *exit, *mode;
-};
-
-#define EV_WFILE2	{ 1, "\"wfile\"", "yes", "0", "0100644" }
-#define EV_WFILE1	{ 0, "\"wfile\"", "yes", "0", "0100600" }
-#define EV_OFILE2	{ 1, "\"ofile\"", "yes", "0", "0100644" }
-#define EV_WFILE2_EPERM	{ 1, "\"wfile\"", "no", "-1", "0100640" }
-#define EV_DFILE2	{ 1, "\"wdir/dfile\"", "yes", "0", "0100644" }
-
 /*
  * Add a rule as auditctl does: exit filter, every system call; @type
  * AUDIT_WATCH or AUDIT_DIR on @path below the work directory, or 0 for
@@ -411,8 +422,8 @@ static void watch_case(int type, const char *path, unsigned int perm,
 {
 	static char buf[sizeof(struct audit_rule_data) + PATH_MAX];
 	struct audit_rule_data *r = (struct audit_rule_data *)buf;
-	char arch[16], nr[16], full[PATH_MAX];
-	unsigned int i, f = 0;
+	char full[PATH_MAX];
+	unsigned int f = 0;
 	size_t len;
 	pid_t pid;
 	int err;
@@ -457,25 +468,7 @@ static void watch_case(int type, const char *path, unsigned int perm,
 	expect_child_ok(pid);
 	collect(n);
 	audit_request(AUDIT_DEL_RULE, r, sizeof(*r) + r->buflen);
-	EXPECT_EQ(nrecs, n);
-	snprintf(arch, sizeof(arch), "%x", ARCH_ID);
-	for (i = 0; i < nrecs; i++)
-		printf("# SYSCALL %s\n# PATH %s\n", recs[i].syscall,
-		       recs[i].path);
-	for (i = 0; i < nrecs && i < n; i++) {
-		snprintf(nr, sizeof(nr), "%d",
-			 want[i].fchmodat2 ? 452 : SYS_fchmodat);
-		EXPECT_FIELD("SYSCALL", recs[i].syscall, "arch", arch);
-		EXPECT_FIELD("SYSCALL", recs[i].syscall, "syscall", nr);
-		EXPECT_FIELD("SYSCALL", recs[i].syscall, "success",
-			     want[i].success);
-		EXPECT_FIELD("SYSCALL", recs[i].syscall, "exit", want[i].exit);
-		EXPECT_FIELD("SYSCALL", recs[i].syscall, "items", "1");
-		EXPECT_FIELD("PATH", recs[i].path, "item", "0");
-		EXPECT_FIELD("PATH", recs[i].path, "name", want[i].name);
-		EXPECT_FIELD("PATH", recs[i].path, "mode", want[i].mode);
-		EXPECT_FIELD("PATH", recs[i].path, "nametype", "NORMAL");
-	}
+	expect_events(want, n);
 	EXPECT_MODE(wfd, "wfile", S_IFREG | 0640);
 	EXPECT_MODE(wfd, "ofile", S_IFREG | 0600);
 	EXPECT_MODE(wfd, "wdir/dfile", S_IFREG | 0600);
