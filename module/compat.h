@@ -45,15 +45,6 @@
 #ifndef CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS
 #error "fchmodat2: unsupported kernel configuration: CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS is required"
 #endif
-/*
- * A task that exits inside the hook is found by unwinding its stack
- * (hook_x86_64.c): that needs an exact unwinder (ORC or frame pointers),
- * not the "guess" one, whose stale return addresses could make it count
- * a task out twice.
- */
-#ifdef CONFIG_UNWINDER_GUESS
-#error "fchmodat2: unsupported kernel configuration: CONFIG_UNWINDER_ORC or CONFIG_UNWINDER_FRAME_POINTER is required"
-#endif
 #elif defined(CONFIG_ARM64)
 /*
  * The arm64 mechanism: an IP-modifying ftrace hook that sets the saved PC.
@@ -187,6 +178,27 @@ static inline bool f2_entry_work_besides_tracepoint(void)
 
 #if defined(CONFIG_X86_64)
 #include <linux/entry-common.h>
+/*
+ * The per-CPU "current" the system call entry stub reads (hook_x86_64.c):
+ * a variable of its own until 6.1, a field of pcpu_hot since 6.2 (commit
+ * e57ef2ed97c1 "x86: Put hot per CPU variables into a struct").
+ */
+#if F2_KERNEL_AT_LEAST(6, 2)
+#define F2_X86_CURRENT_TASK pcpu_hot.current_task
+#else
+#define F2_X86_CURRENT_TASK current_task
+#endif
+
+/*
+ * Executable memory for the stub: module_alloc() until 6.9, execmem_alloc()
+ * since 6.10 (commit 12af2b83d0b1 "mm: introduce execmem_alloc() and
+ * execmem_free()").
+ */
+#if F2_KERNEL_AT_LEAST(6, 10)
+#define F2_HAVE_EXECMEM 1
+#include <linux/execmem.h>
+#endif
+
 /*
  * Whether the current task has the syscall tracepoint's entry work, which
  * registering a sys_enter probe sets on every task (syscall_regfunc()):

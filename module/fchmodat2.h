@@ -13,6 +13,9 @@
 /* The system call number on x86_64, i386 and asm-generic architectures. */
 #define F2_NR_FCHMODAT2 452
 
+/* What the places hook_x86_64.c fills in the x86_64 stub hold before. */
+#define F2_X86_FILL 0x7eadbeef
+
 #ifndef __ASSEMBLY__
 #include <linux/printk.h>
 
@@ -34,15 +37,21 @@ void f2_syscall_stats(unsigned long *served, unsigned long *refused);
  * Called on unload when the hook cannot be removed: ftrace refuses every
  * change once an ftrace bug has disabled it (ftrace_kill()), and then the
  * kernel keeps calling the module's code, which must never be freed.
- * Nothing has been torn down yet, so the module keeps serving 452. An
+ * Nothing has been torn down yet, so the module keeps serving 452 (the
+ * hooks serve without a module reference once f2_staying is set: the
+ * module is going, and try_module_get() fails). An
  * unload cannot be refused once module_exit runs, so it never completes:
  * the task running rmmod sleeps here for good (f2_sleep_forever() in
  * compat.h: no hung-task report, no load, no obstacle to suspend), and a
  * reboot removes the module. Inline, so that objtool sees the loop (no
  * noreturn annotation to agree on).
  */
+extern bool f2_staying;
+
 static inline void f2_stay_forever(const char *site, int err)
 {
+	/* the module is going: calls are served without a reference now */
+	WRITE_ONCE(f2_staying, true);
 	pr_crit("cannot remove the hook on %s (%d: ftrace is disabled, after an ftrace bug?): the module stays in memory and keeps serving %d; this rmmod never returns, reboot to remove it\n",
 		site, err, F2_NR_FCHMODAT2);
 	f2_sleep_forever();
@@ -108,13 +117,24 @@ int f2_arch_native_present(void);
 int f2_arch_hook_install(void);
 void f2_arch_hook_remove(void);
 
-/* hook_x86_64_entry.S and its C half in hook_x86_64.c */
-void f2_x86_trace_enter_tramp(void);
-void f2_x86_tramp_body_ret(void);
-void f2_x86_tramp_serve_ret(void);
-long f2_x86_serve(long nr);
-void f2_x86_tramp_wide_ret(void);
-long f2_x86_wide_nr(long nr);
+/* main.c: for the hooks' unload, after rmmod -f */
+void f2_wait_forced_unload(void);
+
+/* hook_x86_64.c: what the stub (hook_x86_64_entry.S) jumps to for 452 */
+long f2_x86_gate(long nr);
+
+/*
+ * hook_x86_64_entry.S: the stub's template, the ends of the places
+ * hook_x86_64.c fills in (each marked F2_X86_FILL), and a model return.
+ */
+extern const u8 f2_x86_stub_tmpl[], f2_x86_stub_tmpl_end[];
+extern const u8 f2_x86_fill_current1[], f2_x86_fill_work[],
+	f2_x86_fill_stack1[], f2_x86_fill_nr[], f2_x86_fill_ret1[],
+	f2_x86_fill_body[], f2_x86_fill_ret2[], f2_x86_fill_alive[],
+	f2_x86_fill_gate[], f2_x86_fill_ret3[];
+extern const u8 f2_x86_fill_wide1[], f2_x86_fill_current2[],
+	f2_x86_fill_stack2[], f2_x86_fill_wide2[];
+extern const u8 f2_x86_ret_model[];
 
 #endif /* !__ASSEMBLY__ */
 #endif /* F2_FCHMODAT2_H */

@@ -18,30 +18,13 @@
  * number changes (regs[8] it does not).
  */
 #include <linux/ftrace.h>
-#include <linux/percpu.h>
 #include <linux/ptrace.h>
 #include <linux/compat.h>
 #include <linux/rcupdate.h>
-#include <linux/tracepoint.h>
-#include <linux/stacktrace.h>
 #include <linux/module.h>
 #include <linux/bitops.h>
 #include <asm/insn.h>
 #include "fchmodat2.h"
-
-/*
- * Calls the hook sent to the handler. Each ends by counting itself served
- * or refused in f2_fchmodat2(), so the difference is the number of tasks
- * between the hook and the end of the handler (which may sleep): unloading
- * waits for it to be zero. No RCU flavour would wait for a task asleep in
- * the handler: even for Tasks RCU a voluntary sleep is a quiescent state.
- * One counter per call instead of an increment and a decrement: this path
- * is fchmodat2's only cost.
- */
-static DEFINE_PER_CPU(unsigned long, f2_arm64_entered);
-/* Tasks that died inside the handler (see f2_arm64_exit_probe()). */
-static DEFINE_PER_CPU(unsigned long, f2_arm64_exited);
-static struct tracepoint *f2_arm64_process_exit;
 
 const char *f2_arch_mechanism(void)
 {
@@ -54,12 +37,39 @@ int f2_arch_native_present(void)
 }
 
 /*
- * sys_ni_syscall() takes no arguments: the hook gives f2_fchmodat2() the
+ * Where the hook sends a 452 call, holding a module reference taken in
+ * the hook: an rmmod is refused while it runs ("in use"). Past
+ * module_put() only the return is left, which f2_arch_hook_remove()
+ * waits for.
+ */
+static long f2_arm64_serve(int dfd, const char __user *filename,
+			   umode_t mode, unsigned int flags)
+{
+	long ret = f2_fchmodat2(dfd, filename, mode, flags);
+
+	module_put(THIS_MODULE);
+	return ret;
+}
+
+/* Once the module can never leave (f2_staying): no reference to drop. */
+static long f2_arm64_serve_staying(int dfd, const char __user *filename,
+				   umode_t mode, unsigned int flags)
+{
+	return f2_fchmodat2(dfd, filename, mode, flags);
+}
+
+/*
+ * sys_ni_syscall() takes no arguments: the hook gives f2_arm64_serve() the
  * ones the task entered with (as a tracer may have rewritten them), and
  * returns into it instead. ftrace restores x0-x8 and the PC from the saved
  * registers, so the handler runs with its own arguments and returns to
- * do_ni_syscall() as sys_ni_syscall() would have. No wrapper function:
- * this path is fchmodat2's only cost.
+ * do_ni_syscall() as sys_ni_syscall() would have. Callbacks run with
+ * preemption off (in the ftrace list function on 6.1, in
+ * ftrace_ops_assist_func() on 5.10 for an ops without
+ * FTRACE_OPS_FL_RECURSION_SAFE), and unregister_ftrace_function() waits
+ * for them: a task either has its reference when the unload starts, or
+ * never leaves sys_ni_syscall(), whose -ENOSYS is then the answer, as
+ * without the module.
  */
 static void notrace f2_arm64_ftrace(unsigned long ip, unsigned long parent_ip,
 				    struct ftrace_ops *op,
@@ -67,15 +77,16 @@ static void notrace f2_arm64_ftrace(unsigned long ip, unsigned long parent_ip,
 {
 	struct pt_regs *regs = f2_ftrace_get_regs(fregs);
 	const struct pt_regs *user = current_pt_regs();
+	void *serve;
 
 	if (user->syscallno != F2_NR_FCHMODAT2 || !regs)
 		return;
-	/*
-	 * Callbacks run with preemption off: in the ftrace list function
-	 * (6.1) or in ftrace_ops_assist_func() (5.10, for an ops without
-	 * FTRACE_OPS_FL_RECURSION_SAFE).
-	 */
-	(*this_cpu_ptr(&f2_arm64_entered))++;
+	if (try_module_get(THIS_MODULE))
+		serve = f2_arm64_serve;
+	else if (READ_ONCE(f2_staying))
+		serve = f2_arm64_serve_staying;
+	else
+		return;
 	regs->regs[0] = (int)user->regs[0];
 	if (is_compat_task())
 		regs->regs[1] = (unsigned long)compat_ptr((u32)user->regs[1]);
@@ -84,7 +95,7 @@ static void notrace f2_arm64_ftrace(unsigned long ip, unsigned long parent_ip,
 	regs->regs[2] = (umode_t)user->regs[2];
 	regs->regs[3] = (unsigned int)user->regs[3];
 	/* The saved PC: ftrace_instruction_pointer_set() is a no-op here. */
-	instruction_pointer_set(regs, (unsigned long)f2_fchmodat2);
+	instruction_pointer_set(regs, (unsigned long)serve);
 }
 
 /*
@@ -96,57 +107,6 @@ static struct ftrace_ops f2_arm64_ops = {
 	.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY |
 		 FTRACE_OPS_FL_PERMANENT,
 };
-
-/*
- * A task can die inside the handler and never count itself served or
- * refused: an oops in a filesystem under notify_change() ends it there.
- * Count it as it exits, when its own stack shows the handler: its system
- * call is 452 (the handler runs for no other, and nothing rewrites the
- * number while the task is inside it), and past the frames of this probe
- * and of the kernel's exit path the stack holds a return address into
- * this module's text. Only exits during a 452 call pay for the unwind.
- */
-static void f2_arm64_exit_probe(void *data, struct task_struct *p)
-{
-	unsigned long entries[32];
-	unsigned int n, i = 0;
-
-	if (p != current || current_pt_regs()->syscallno != F2_NR_FCHMODAT2)
-		return;
-	n = stack_trace_save(entries, ARRAY_SIZE(entries), 0);
-	/* this probe's own frames */
-	while (i < n && within_module_core(entries[i], THIS_MODULE))
-		i++;
-	for (; i < n; i++) {
-		if (within_module_core(entries[i], THIS_MODULE)) {
-			this_cpu_inc(f2_arm64_exited);
-			return;
-		}
-	}
-}
-
-static void f2_arm64_find_tracepoint(struct tracepoint *tp, void *priv)
-{
-	if (!strcmp(tp->name, "sched_process_exit"))
-		f2_arm64_process_exit = tp;
-}
-
-/*
- * Once no call can enter any more, the entered count is final and the
- * served, refused and exited counts only grow towards it.
- */
-static unsigned long f2_arm64_inflight(void)
-{
-	unsigned long entered = 0, exited = 0, served, refused;
-	int cpu;
-
-	for_each_possible_cpu(cpu) {
-		entered += per_cpu(f2_arm64_entered, cpu);
-		exited += per_cpu(f2_arm64_exited, cpu);
-	}
-	f2_syscall_stats(&served, &refused);
-	return entered - served - refused - exited;
-}
 
 /*
  * Hook sys_ni_syscall()'s ftrace call site, by its exact address: given a
@@ -240,27 +200,14 @@ int f2_arch_hook_install(void)
 	err = f2_arm64_check_dispatch(f2_check_addr(addr));
 	if (err)
 		return err;
-	for_each_kernel_tracepoint(f2_arm64_find_tracepoint, NULL);
-	if (!f2_arm64_process_exit) {
-		pr_err("sched_process_exit tracepoint not found: unsupported kernel\n");
-		return -ENOENT;
-	}
 	err = f2_fault(2, f2_arm64_set_filter(addr));
 	if (err) {
 		pr_err("sys_ni_syscall has no ftrace call site where expected (ftrace_set_filter_ip: %d): unsupported kernel\n",
 		       err);
 		return err;
 	}
-	/* Before the hook: no task may die inside uncounted. */
-	err = f2_fault(3, tracepoint_probe_register(f2_arm64_process_exit,
-						    f2_arm64_exit_probe, NULL));
-	if (err) {
-		pr_err("cannot probe the sched_process_exit tracepoint: %d\n",
-		       err);
-		goto out_free_filter;
-	}
 	/* Last: nothing can fail once tasks can enter the handler. */
-	err = f2_fault(4, register_ftrace_function(&f2_arm64_ops));
+	err = f2_fault(3, register_ftrace_function(&f2_arm64_ops));
 	if (err) {
 		if (err == -EBUSY)
 			pr_err("sys_ni_syscall is already owned by another ftrace user with IP-modify (e.g. a livepatch), or kernel.ftrace_enabled is 0: %d\n",
@@ -268,9 +215,6 @@ int f2_arch_hook_install(void)
 		else
 			pr_err("cannot hook sys_ni_syscall (register_ftrace_function: %d)\n",
 			       err);
-		tracepoint_probe_unregister(f2_arm64_process_exit,
-					    f2_arm64_exit_probe, NULL);
-		tracepoint_synchronize_unregister();
 		goto out_free_filter;
 	}
 	return 0;
@@ -282,7 +226,6 @@ out_free_filter:
 
 void f2_arch_hook_remove(void)
 {
-	unsigned int waited = 0;
 	int err;
 
 	if (f2_ftrace_dead())
@@ -292,27 +235,13 @@ void f2_arch_hook_remove(void)
 		f2_stay_forever("sys_ni_syscall", err);
 	f2_ftrace_free_filter(&f2_arm64_ops, f2_arm64_ip);
 	/*
-	 * No task is left in the ftrace callback or about to be redirected:
-	 * unregister_ftrace_function() has waited for that. Tasks already
-	 * redirected run the handler, which may sleep: wait for them.
-	 */
-	smp_mb(); /* the unregistration before the counters' reads */
-	while (f2_arm64_inflight()) {
-		if (++waited % 500 == 0)
-			pr_info("unload waits for %lu task(s) inside fchmodat2\n",
-				f2_arm64_inflight());
-		f2_unload_nap(20);
-	}
-	smp_mb(); /* the counters' reads before what follows */
-	/*
-	 * ...and for those between their count and the handler's return: on
-	 * a preemptible kernel (TASKS_RCU) until each has scheduled
-	 * voluntarily or gone back to user space; otherwise this is
-	 * synchronize_rcu(), until every CPU has scheduled.
+	 * No task is left in the callback: unregister_ftrace_function() has
+	 * waited for that. Each task it sent to f2_arm64_serve() held a
+	 * reference, so the unload began after its module_put(); wait for
+	 * the return after it: on a preemptible kernel (TASKS_RCU) until
+	 * each task has scheduled voluntarily or gone back to user space;
+	 * otherwise this is synchronize_rcu(), until every CPU has scheduled.
 	 */
 	synchronize_rcu_tasks();
-	/* Only now: a task may die inside the handler while we wait. */
-	tracepoint_probe_unregister(f2_arm64_process_exit, f2_arm64_exit_probe,
-				    NULL);
-	tracepoint_synchronize_unregister();
+	f2_wait_forced_unload();
 }

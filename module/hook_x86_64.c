@@ -8,9 +8,10 @@
  * 1. A probe on the sys_enter tracepoint makes the kernel set the syscall
  *    tracepoint work flag on every task, so every system call goes through
  *    syscall_trace_enter(), after ptrace and seccomp have had their say.
- * 2. An ftrace direct call on syscall_trace_enter() runs
- *    f2_x86_trace_enter_tramp (hook_x86_64_entry.S), which serves 452 in
- *    the task's context (preemptible, may sleep), stores the result in
+ * 2. An ftrace direct call on syscall_trace_enter() runs a stub
+ *    (hook_x86_64_entry.S, copied into memory that outlives the module),
+ *    which for 452 jumps to f2_x86_gate(): it serves the call in the
+ *    task's context (preemptible, may sleep), stores the result in
  *    pt_regs->ax and returns -1: the dispatcher then skips the call and
  *    keeps ax, exactly as after a seccomp SECCOMP_RET_ERRNO.
  */
@@ -22,22 +23,30 @@
 #include <linux/compat.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
-#include <linux/stacktrace.h>
-#include <linux/kdebug.h>
 #include <linux/limits.h>
 #include <linux/string.h>
+#include <linux/module.h>
+#include <linux/vmalloc.h>
 #include <asm/syscall.h>
 #include <asm/insn.h>
 #include "fchmodat2.h"
-
-DEFINE_PER_CPU(long, f2_x86_inflight);
 
 static struct ftrace_ops f2_x86_direct_ops;
 static unsigned long f2_x86_target;
 static struct tracepoint *f2_x86_sys_enter;
 static struct tracepoint *f2_x86_sys_exit;
-static struct tracepoint *f2_x86_process_exit;
 static bool f2_x86_x32;
+
+/*
+ * The copy of hook_x86_64_entry.S's template that the fentry site calls:
+ * one page of code, then one writable page whose first byte says whether
+ * the module is there. Allocated at load, never freed: a task asleep
+ * inside syscall_trace_enter() returns into it whenever its tracer or
+ * seccomp supervisor lets it go, module or no module.
+ */
+static u8 *f2_x86_stub;
+#define F2_X86_STUB_PAGES 2
+#define f2_x86_alive (f2_x86_stub + PAGE_SIZE)
 
 /*
  * GCC emits syscall_trace_enter() as a constant-propagated clone on the
@@ -70,75 +79,10 @@ static void f2_x86_find_tracepoints(struct tracepoint *tp, void *priv)
 		f2_x86_sys_enter = tp;
 	else if (!strcmp(tp->name, "sys_exit"))
 		f2_x86_sys_exit = tp;
-	else if (!strcmp(tp->name, "sched_process_exit"))
-		f2_x86_process_exit = tp;
 }
-
-static bool f2_x86_in_tramp(const unsigned long *entries, unsigned int n);
-
-static bool f2_x86_is_wide_ret(unsigned long addr)
-{
-#ifdef F2_HAVE_WIDE_SYSCALL_NR
-	return addr == (unsigned long)f2_x86_tramp_wide_ret;
-#else
-	return false;
-#endif
-}
-
-/*
- * A task can exit inside the counted region and never return into the
- * trampoline: seccomp kills it inside syscall_trace_enter() (strict mode,
- * SECCOMP_RET_KILL_THREAD, or KILL_PROCESS before 5.11's signal-based
- * kill), Syscall User Dispatch calls do_exit() there on 5.11 to 5.15.
- * Whatever killed it, take it out of the in-flight count as it exits, when
- * its own stack shows it was in the trampoline (the unwinder is exact:
- * compat.h refuses the guessing one). Every task exit pays one unwind
- * while the module is loaded; a normal exit has long left the trampoline.
- * An oops is counted by f2_x86_die() instead, before its stack is gone.
- */
-static void f2_x86_exit_probe(void *data, struct task_struct *p)
-{
-	unsigned long entries[32];
-	unsigned int n;
-
-	if (p != current)
-		return;
-	n = stack_trace_save(entries, ARRAY_SIZE(entries), 0);
-	if (f2_x86_in_tramp(entries, n))
-		this_cpu_dec(f2_x86_inflight);
-}
-
-/*
- * An oops ends the task inside the counted region too, but on x86
- * oops_end() rewinds the stack before make_task_dead(): by the time it
- * exits nothing on its stack shows the trampoline. Look while it still
- * does: the die chain runs on the dying task, before the rewind. Last in
- * the chain, so that when it runs no notifier kept the task alive (kgdb's
- * NOTIFY_STOP ends the chain before it), and it returns NOTIFY_DONE: the
- * task dies, or the machine panics (an oops in interrupt context, or
- * panic_on_oops).
- */
-static int f2_x86_die(struct notifier_block *nb, unsigned long val,
-		      void *data)
-{
-	unsigned long entries[48];
-	unsigned int n;
-
-	if (val != DIE_OOPS || in_interrupt())
-		return NOTIFY_DONE;
-	n = stack_trace_save(entries, ARRAY_SIZE(entries), 0);
-	if (f2_x86_in_tramp(entries, n))
-		this_cpu_dec(f2_x86_inflight);
-	return NOTIFY_DONE;
-}
-
-static struct notifier_block f2_x86_die_nb = {
-	.notifier_call = f2_x86_die,
-	.priority = INT_MIN,
-};
 
 /* Called from the trampoline for a number whose low bits say 452. */
-long f2_x86_serve(long nr)
+static long f2_x86_serve(long nr)
 {
 	struct pt_regs *regs = current_pt_regs();
 	u32 unr = nr;
@@ -172,7 +116,7 @@ long f2_x86_serve(long nr)
  * kernel truncates it anyway, and 452's low bits get fchmodat2 as any
  * other number's get their call.
  */
-long f2_x86_wide_nr(long nr)
+static long f2_x86_wide_nr(long nr)
 {
 	struct tracepoint_func *funcs;
 	bool alone;
@@ -192,58 +136,225 @@ long f2_x86_wide_nr(long nr)
 #endif
 
 /*
- * Naming the tasks an unload waits for: stack_trace_save_tsk() is not
- * exported; resolved at load time, and without it the log gives only
- * their number.
+ * Entered from the stub by a jump, in place of the return from
+ * syscall_trace_enter() to its caller, for a number whose low bits say
+ * 452 (or, where do_syscall_64() takes a long, whose upper bits are not
+ * zero), when the stub saw the module there. Only a task holding a
+ * reference to the module runs past the first lines: one that finds the
+ * module unloading returns the number unchanged, and 452 is ENOSYS as
+ * without the module (unless the module can never leave: f2_staying). f2_arch_hook_remove() waits for the tasks between
+ * the stub's look and try_module_get(), and for those between
+ * module_put() and the return (neither stretch sleeps).
  */
-static unsigned int (*f2_x86_save_tsk)(struct task_struct *task,
-				       unsigned long *store,
-				       unsigned int size, unsigned int skip);
-
-/* Whether a stack holds one of the trampoline's return addresses. */
-static bool f2_x86_in_tramp(const unsigned long *entries, unsigned int n)
+long f2_x86_gate(long nr)
 {
-	unsigned int i;
+	long ret;
 
-	for (i = 0; i < n; i++)
-		if (entries[i] == (unsigned long)f2_x86_tramp_body_ret ||
-		    entries[i] == (unsigned long)f2_x86_tramp_serve_ret ||
-		    f2_x86_is_wide_ret(entries[i]))
-			return true;
-	return false;
+	bool ref = try_module_get(THIS_MODULE);
+
+	if (!ref && !READ_ONCE(f2_staying))
+		return nr;
+#ifdef F2_HAVE_WIDE_SYSCALL_NR
+	if (upper_32_bits(current_pt_regs()->orig_ax))
+		ret = f2_x86_wide_nr(nr);
+	else
+#endif
+		ret = f2_x86_serve(nr);
+	if (ref)
+		module_put(THIS_MODULE);
+	return ret;
 }
 
-static void f2_x86_name_waiters(void)
-{
-	struct task_struct *g, *t;
-	unsigned long entries[32];
-	unsigned int n;
 
-	if (!f2_x86_save_tsk)
-		return;
-	rcu_read_lock();
-	for_each_process_thread(g, t) {
-		if (t == current)
-			continue;
-		n = f2_x86_save_tsk(t, entries, ARRAY_SIZE(entries), 0);
-		if (f2_x86_in_tramp(entries, n))
-			pr_info("unload waits for pid %d (%s): %s\n",
-				task_pid_nr(t), t->comm,
-				task_is_stopped_or_traced(t) ?
-				"stopped by a tracer in system call entry" :
-				"in system call entry (a seccomp supervisor, or fchmodat2 itself)");
+/*
+ * Executable memory that no module owns (module_alloc(); execmem_alloc()
+ * since 6.10), made read-only and executable as ftrace makes its own
+ * trampolines. None of these functions is exported: resolved through
+ * kallsyms at load, and called only where IBT allows (f2_callable()).
+ */
+#ifdef F2_HAVE_EXECMEM
+static void *(*f2_x86_execmem_alloc)(enum execmem_type type, size_t size);
+#else
+static void *(*f2_x86_module_alloc)(unsigned long size);
+#endif
+static int (*f2_x86_set_memory_ro)(unsigned long addr, int numpages);
+static int (*f2_x86_set_memory_x)(unsigned long addr, int numpages);
+static int (*f2_x86_set_memory_rw)(unsigned long addr, int numpages);
+static int (*f2_x86_set_memory_nx)(unsigned long addr, int numpages);
+
+static int f2_x86_resolve(void *fn, const char *name)
+{
+	unsigned long addr = f2_lookup_name(name);
+
+	if (!addr) {
+		pr_err("%s not found: unsupported kernel\n", name);
+		return -EOPNOTSUPP;
 	}
-	rcu_read_unlock();
+	if (!f2_callable(addr, name))
+		return -EOPNOTSUPP;
+	*(unsigned long *)fn = addr;
+	return 0;
 }
 
-static long f2_x86_inflight_sum(void)
+static int f2_x86_resolve_memory(void)
 {
-	long sum = 0;
-	int cpu;
+	int err;
 
-	for_each_possible_cpu(cpu)
-		sum += per_cpu(f2_x86_inflight, cpu);
-	return sum;
+#ifdef F2_HAVE_EXECMEM
+	err = f2_x86_resolve(&f2_x86_execmem_alloc, "execmem_alloc");
+#else
+	err = f2_x86_resolve(&f2_x86_module_alloc, "module_alloc");
+#endif
+	err = err ?: f2_x86_resolve(&f2_x86_set_memory_ro, "set_memory_ro");
+	err = err ?: f2_x86_resolve(&f2_x86_set_memory_x, "set_memory_x");
+	err = err ?: f2_x86_resolve(&f2_x86_set_memory_rw, "set_memory_rw");
+	return err ?: f2_x86_resolve(&f2_x86_set_memory_nx, "set_memory_nx");
+}
+
+/* The place that ends @back bytes before the label @end, in @code. */
+static u8 *f2_x86_place(u8 *code, const u8 *end, int back)
+{
+	return code + (end - f2_x86_stub_tmpl) - back;
+}
+
+/* Fill a 32-bit place that the template marks with F2_X86_FILL. */
+static bool f2_x86_fill(u8 *code, const u8 *end, int back, s64 val)
+{
+	u8 *p = f2_x86_place(code, end, back);
+	s32 v = val;
+	u32 old;
+
+	memcpy(&old, p, sizeof(old));
+	if (old != F2_X86_FILL || v != val)
+		return false;
+	memcpy(p, &v, sizeof(v));
+	return true;
+}
+
+/* A rel32 branch whose displacement ends at @end, to @to. */
+static bool f2_x86_fill_branch(u8 *code, const u8 *end, unsigned long to)
+{
+	return f2_x86_fill(code, end, 4,
+			   (s64)(to - (unsigned long)f2_x86_place(code, end, 0)));
+}
+
+/*
+ * A return, made as the kernel made this module's (f2_x86_ret_model):
+ * RET (and INT3, against straight-line speculation), or a jump to the
+ * return thunk the kernel chose (retbleed, SRSO).
+ */
+static bool f2_x86_fill_ret(u8 *code, const u8 *slot)
+{
+	const u8 *model = f2_x86_ret_model;
+	u8 *p = f2_x86_place(code, slot, 0);
+	s64 rel;
+	s32 rel32;
+
+	if (p[0] != 0xc3)
+		return false;
+	if (model[0] == 0xc3)
+		return true;
+	if (model[0] != 0xe9)
+		return false;
+	memcpy(&rel32, model + 1, sizeof(rel32));
+	rel = (long)model + 5 + rel32 - (long)(p + 5);
+	rel32 = rel;
+	if (rel32 != rel)
+		return false;
+	p[0] = 0xe9;
+	memcpy(p + 1, &rel32, sizeof(rel32));
+	return true;
+}
+
+/*
+ * The stub, filled in for this kernel: the offsets of the task's fields,
+ * the work that can change a system call's number, the function's body
+ * (past its fentry site, which ftrace_location() finds, IBT's ENDBR
+ * included), f2_x86_gate(). Written while the page is writable, checked
+ * against what was meant, then made read-only and executable.
+ */
+static int f2_x86_stub_build(void)
+{
+	static unsigned long (*ftrace_loc)(unsigned long ip);
+	unsigned long size = f2_x86_stub_tmpl_end - f2_x86_stub_tmpl;
+	unsigned long cur = (unsigned long)&F2_X86_CURRENT_TASK;
+	long stack = offsetof(struct task_struct, stack);
+	long nr = (long)&task_pt_regs(current)->orig_ax -
+		(long)current->stack;
+	unsigned long site, work;
+	u8 *code;
+	bool ok;
+	int err;
+
+	err = f2_x86_resolve_memory();
+	err = err ?: f2_x86_resolve(&ftrace_loc, "ftrace_location");
+	if (err)
+		return err;
+	site = ftrace_loc(f2_x86_target);
+	if (!site || size > PAGE_SIZE) {
+		pr_err("syscall_trace_enter has no ftrace call site: unsupported kernel\n");
+		return -EOPNOTSUPP;
+	}
+#ifdef SYSCALL_WORK_ENTER
+	work = offsetof(struct task_struct, thread_info.syscall_work);
+#define F2_X86_NR_WORK (SYSCALL_WORK_SYSCALL_TRACE | SYSCALL_WORK_SYSCALL_EMU | \
+			SYSCALL_WORK_SECCOMP | SYSCALL_WORK_SYSCALL_USER_DISPATCH)
+#else
+	work = offsetof(struct task_struct, thread_info.flags);
+#define F2_X86_NR_WORK (_TIF_SYSCALL_TRACE | _TIF_SYSCALL_EMU | _TIF_SECCOMP)
+#endif
+	BUILD_BUG_ON(F2_X86_NR_WORK > U32_MAX);
+
+#ifdef F2_HAVE_EXECMEM
+	code = f2_x86_execmem_alloc(EXECMEM_FTRACE,
+				    F2_X86_STUB_PAGES * PAGE_SIZE);
+#else
+	code = f2_x86_module_alloc(F2_X86_STUB_PAGES * PAGE_SIZE);
+#endif
+	if (!code)
+		return -ENOMEM;
+	memset(code, 0xcc, PAGE_SIZE);
+	memcpy(code, f2_x86_stub_tmpl, size);
+	code[PAGE_SIZE] = 1;	/* alive */
+	ok = f2_x86_fill(code, f2_x86_fill_current1, 4, cur) &&
+		f2_x86_fill(code, f2_x86_fill_work, 8, work) &&
+		f2_x86_fill(code, f2_x86_fill_work, 4, F2_X86_NR_WORK) &&
+		f2_x86_fill(code, f2_x86_fill_stack1, 4, stack) &&
+		f2_x86_fill(code, f2_x86_fill_nr, 4, nr) &&
+		f2_x86_fill_ret(code, f2_x86_fill_ret1) &&
+		f2_x86_fill_branch(code, f2_x86_fill_body,
+				   site + MCOUNT_INSN_SIZE) &&
+		f2_x86_fill_ret(code, f2_x86_fill_ret2) &&
+		f2_x86_fill(code, f2_x86_fill_alive, 5,
+			    (long)(code + PAGE_SIZE -
+				   f2_x86_place(code, f2_x86_fill_alive, 0))) &&
+		f2_x86_fill_branch(code, f2_x86_fill_gate,
+				   (unsigned long)f2_x86_gate) &&
+		f2_x86_fill_ret(code, f2_x86_fill_ret3);
+#ifdef F2_HAVE_WIDE_SYSCALL_NR
+	ok = ok && f2_x86_fill(code, f2_x86_fill_wide1, 5, nr + 4) &&
+		f2_x86_fill(code, f2_x86_fill_current2, 4, cur) &&
+		f2_x86_fill(code, f2_x86_fill_stack2, 4, stack) &&
+		f2_x86_fill(code, f2_x86_fill_wide2, 5, nr + 4);
+#endif
+	if (!ok || memchr_inv(code + size, 0xcc, PAGE_SIZE - size)) {
+		pr_err("cannot fill in the system call entry stub (a place not where expected): unsupported kernel\n");
+		vfree(code);
+		return -EOPNOTSUPP;
+	}
+	f2_x86_set_memory_ro((unsigned long)code, 1);
+	f2_x86_set_memory_x((unsigned long)code, 1);
+	f2_x86_stub = code;
+	return 0;
+}
+
+/* Before the fentry site ever called it: back to ordinary memory. */
+static void f2_x86_stub_free(void)
+{
+	f2_x86_set_memory_nx((unsigned long)f2_x86_stub, 1);
+	f2_x86_set_memory_rw((unsigned long)f2_x86_stub, 1);
+	vfree(f2_x86_stub);
+	f2_x86_stub = NULL;
 }
 
 static unsigned long f2_x86_find_target(void)
@@ -430,9 +541,6 @@ int f2_arch_hook_install(void)
 	int err;
 
 	f2_x86_x32 = f2_x86_x32_enabled();
-	addr = f2_lookup_name("stack_trace_save_tsk");
-	if (addr && f2_callable(addr, NULL))
-		f2_x86_save_tsk = (void *)addr;
 	f2_x86_target = f2_x86_find_target();
 	if (!f2_x86_target)
 		return -ENOENT;
@@ -448,29 +556,20 @@ int f2_arch_hook_install(void)
 		return err;
 
 	for_each_kernel_tracepoint(f2_x86_find_tracepoints, NULL);
-	if (!f2_x86_sys_enter || !f2_x86_sys_exit || !f2_x86_process_exit) {
-		pr_err("sys_enter, sys_exit or sched_process_exit tracepoint not found: unsupported kernel\n");
+	if (!f2_x86_sys_enter || !f2_x86_sys_exit) {
+		pr_err("sys_enter or sys_exit tracepoint not found: unsupported kernel\n");
 		return -ENOENT;
 	}
 
-	err = f2_fault(2, register_die_notifier(&f2_x86_die_nb));
-	if (err) {
-		pr_err("cannot register a die notifier: %d\n", err);
+	err = f2_fault(2, f2_x86_stub_build());
+	if (err)
 		return err;
-	}
-	err = f2_fault(3, tracepoint_probe_register(f2_x86_process_exit,
-						    f2_x86_exit_probe, NULL));
-	if (err) {
-		pr_err("cannot probe the sched_process_exit tracepoint: %d\n",
-		       err);
-		goto out_unregister_die;
-	}
 
-	err = f2_fault(4, tracepoint_probe_register(f2_x86_sys_enter,
+	err = f2_fault(3, tracepoint_probe_register(f2_x86_sys_enter,
 						    f2_x86_probe, NULL));
 	if (err) {
 		pr_err("cannot probe the sys_enter tracepoint: %d\n", err);
-		goto out_unregister_exit;
+		goto out_free_stub;
 	}
 
 	/*
@@ -485,14 +584,12 @@ int f2_arch_hook_install(void)
 	}
 
 	/*
-	 * Last: once the direct call is live, tasks can stop inside it (a
-	 * ptrace stop, a seccomp notification) and only f2_arch_hook_remove()
-	 * may take it down, waiting for them. Nothing can fail after it, so
-	 * no error path has to: if it fails, no task ever entered.
+	 * Last: once the direct call is live, tasks can hold return
+	 * addresses into the stub, which is then never freed. Nothing can
+	 * fail after it; if it fails, no task ever entered the stub.
 	 */
-	err = f2_fault(5, f2_register_ftrace_direct(&f2_x86_direct_ops,
-				f2_x86_target,
-				(unsigned long)f2_x86_trace_enter_tramp));
+	err = f2_fault(4, f2_register_ftrace_direct(&f2_x86_direct_ops,
+				f2_x86_target, (unsigned long)f2_x86_stub));
 	if (err) {
 		if (err == -EBUSY)
 			pr_err("syscall_trace_enter is already owned by another ftrace user (direct call or IP-modify, e.g. a livepatch), or kernel.ftrace_enabled is 0: %d\n",
@@ -506,60 +603,49 @@ int f2_arch_hook_install(void)
 
 out_unregister_probe:
 	tracepoint_probe_unregister(f2_x86_sys_enter, f2_x86_probe, NULL);
-out_unregister_exit:
-	tracepoint_probe_unregister(f2_x86_process_exit, f2_x86_exit_probe,
-				    NULL);
 	tracepoint_synchronize_unregister();
-out_unregister_die:
-	unregister_die_notifier(&f2_x86_die_nb);
+out_free_stub:
+	f2_x86_stub_free();
 	return err;
 }
 
+/*
+ * Unloading waits for no task but those inside fchmodat2 itself, and
+ * there are none unless the unload was forced (rmmod -f): each holds a
+ * module reference, so an ordinary rmmod is refused while one runs. A
+ * task asleep inside syscall_trace_enter() (a tracer's entry stop, a
+ * seccomp notification, PTRACE_SYSEMU) returns into the stub, which
+ * outlives the module and, once the alive byte is clear, gives back the
+ * number unchanged.
+ */
 void f2_arch_hook_remove(void)
 {
-	unsigned long next;
 	int err;
 
 	/* First: if it fails, nothing is torn down and 452 keeps working. */
 	if (f2_ftrace_dead())
 		f2_stay_forever("syscall_trace_enter", -ENODEV);
 	err = f2_unregister_ftrace_direct(&f2_x86_direct_ops, f2_x86_target,
-					  (unsigned long)f2_x86_trace_enter_tramp);
+					  (unsigned long)f2_x86_stub);
 	if (err)
 		f2_stay_forever("syscall_trace_enter", err);
 	/*
 	 * ftrace may have died while patching the call site away (an ftrace
 	 * bug during this very update), and that update reports no error:
-	 * the site may still call the trampoline.
+	 * the site may still call the stub.
 	 */
 	if (f2_ftrace_dead())
 		f2_stay_forever("syscall_trace_enter", -ENODEV);
 	tracepoint_probe_unregister(f2_x86_sys_enter, f2_x86_probe, NULL);
-	/* No task is left between the fentry site and the increment. */
-	synchronize_rcu_tasks();
+	WRITE_ONCE(*f2_x86_alive, 0);
 	/*
-	 * Tasks still inside (sleeping in the handler, stopped by ptrace in
-	 * syscall_trace_enter(), waiting on a seccomp notifier) will return
-	 * into the trampoline: wait for them. Only decrements happen now, so
-	 * a sum of zero cannot be a torn read of a live count.
+	 * A task that saw the byte set has taken its reference now, or
+	 * failed to and left: between the look and try_module_get() nothing
+	 * sleeps, and Tasks RCU (synchronize_rcu() on kernels that cannot
+	 * preempt) waits until every task that was running has slept or
+	 * gone back to user space.
 	 */
-	smp_mb(); /* the unregistration before the counters' reads */
-	next = jiffies + 10 * HZ;
-	while (f2_x86_inflight_sum()) {
-		if (time_after(jiffies, next)) {
-			pr_info("unload waits for %ld task(s) inside system call entry\n",
-				f2_x86_inflight_sum());
-			f2_x86_name_waiters();
-			next = jiffies + 10 * HZ;
-		}
-		f2_unload_nap(20);
-	}
-	smp_mb(); /* the counters' reads before what follows */
-	/* Only now: a task may exit inside the trampoline while we wait. */
-	tracepoint_probe_unregister(f2_x86_process_exit, f2_x86_exit_probe,
-				    NULL);
-	unregister_die_notifier(&f2_x86_die_nb);
-	/* ...and between the decrement and the return. */
 	synchronize_rcu_tasks();
+	f2_wait_forced_unload();
 	tracepoint_synchronize_unregister();
 }

@@ -72,6 +72,35 @@ static const struct attribute_group f2_attr_group = {
 	.attrs = f2_attrs,
 };
 
+/* Set when the module can never leave (f2_stay_forever()). */
+bool f2_staying;
+
+/*
+ * The 452 calls in flight hold the module's only references (the hooks
+ * take one for each call they send to the module), so an ordinary rmmod
+ * is refused while one runs ("Module fchmodat2 is in use"). A forced one
+ * (rmmod -f, which Debian's kernels allow) runs module_exit anyway: then
+ * wait for those calls, and no other task, to leave; then for the return
+ * after their module_put(). Called by the hooks once no call can take a
+ * new reference.
+ */
+void f2_wait_forced_unload(void)
+{
+	unsigned int waited = 0;
+
+	if (module_refcount(THIS_MODULE) <= 0)
+		return;
+	pr_info("forced unload: waiting for %d fchmodat2 call(s) in flight\n",
+		module_refcount(THIS_MODULE));
+	while (module_refcount(THIS_MODULE) > 0) {
+		if (++waited % 500 == 0)
+			pr_info("forced unload: still waiting for %d fchmodat2 call(s)\n",
+				module_refcount(THIS_MODULE));
+		f2_unload_nap(20);
+	}
+	synchronize_rcu_tasks();
+}
+
 static int __init f2_init(void)
 {
 	int err;

@@ -4,7 +4,7 @@
  * Under QEMU with -icount shift=0,sleep=off a guest nanosecond is one
  * instruction, so results are repeatable and comparable within a boot.
  *
- *   bench getpid|fchmodat2|fchmodat|emulation|fchmodat2_enoent|fchmodat_enoent
+ *   bench getpid|fchmodat2|fchmodat|emulation|fchmodat2_enoent|fchmodat_enoent|forkexit
  *         [iterations] [dir]
  *
  * prints "<operation> <ns per call>" and exits 0, or 1 when a call fails.
@@ -92,6 +92,24 @@ static int op_emulation(unsigned long i)
 	return ret;
 }
 
+/*
+ * A process's life, at its shortest: fork, the child exits at once, the
+ * parent reaps it (what a module that probes task exit would slow down).
+ */
+static int op_forkexit(unsigned long i)
+{
+	int status;
+	pid_t pid = fork();
+
+	(void)i;
+	if (pid == 0)
+		_exit(0);
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status))
+		return -1;
+	return 0;
+}
+
 static const struct {
 	const char *name;
 	int (*op)(unsigned long i);
@@ -102,6 +120,7 @@ static const struct {
 	{ "emulation", op_emulation },
 	{ "fchmodat2_enoent", op_empty2 },
 	{ "fchmodat_enoent", op_empty },
+	{ "forkexit", op_forkexit },
 };
 
 static long long now_ns(void)
@@ -154,7 +173,7 @@ int main(int argc, char **argv)
 	if (argc > 2 && !strcmp(argv[1], "run"))
 		return run_program(argv + 2);
 	if (argc < 2 || n == 0) {
-		fprintf(stderr, "usage: %s getpid|fchmodat2|fchmodat|emulation|fchmodat2_enoent|fchmodat_enoent [iterations] [dir]\n       %s run PROGRAM [ARG...]\n",
+		fprintf(stderr, "usage: %s getpid|fchmodat2|fchmodat|emulation|fchmodat2_enoent|fchmodat_enoent|forkexit [iterations] [dir]\n       %s run PROGRAM [ARG...]\n",
 			argv[0], argv[0]);
 		return 2;
 	}

@@ -8,7 +8,7 @@
 #   - guest instructions per call (getpid, fchmodat2 through the module,
 #     plain fchmodat, glibc 2.36's emulation) and their ratios;
 #   - on x86_64, where the cost every system call pays goes: the slow
-#     path, the sys_enter tracepoint's call, the direct-call trampoline
+#     path, the sys_enter tracepoint's call, the direct call's stub
 #     (tests/hog/f2_cost.c puts the machine in each state alone);
 #   - real workloads without and with the module, interleaved over five
 #     rounds in one boot (medians): tar -x of 3,000 files, find + stat over
@@ -133,6 +133,8 @@ for r in "${runs[@]}"; do
 		row("fchmodat2 with an empty path (ENOENT): dispatch", ns["enoent2_with"])
 		row("fchmodat with an empty path (ENOENT)", ns["enoent_with"])
 		row("glibc 2.36 emulation (O_PATH+fstatat+/proc chmod+close)", ns["emulation_without"])
+		row("fork + exit + wait, module not loaded", ns["forkexit_without"])
+		row("fork + exit + wait, module loaded", ns["forkexit_with"])
 		print "Ratios:"
 		ratio("getpid, module loaded / not loaded", ns["getpid_with"], ns["getpid_without"], gtarget, "<=")
 		ratio("fchmodat2 via module / plain fchmodat", ns["fchmodat2_with"], ns["fchmodat_with"], 1.05, "<=")
@@ -142,7 +144,7 @@ for r in "${runs[@]}"; do
 			printf "Where the %+.0f instructions every system call pays go (getpid):\n", total
 			part("slow path (syscall_trace_enter, syscall_exit_work)", ns["getpid_slowpath"] - ns["getpid_without"], total)
 			part("sys_enter tracepoint call (an empty probe)", ns["getpid_probe"] - ns["getpid_slowpath"], total)
-			part("direct-call trampoline on syscall_trace_enter", ns["getpid_with"] - ns["getpid_probe"], total)
+			part("the direct call on syscall_trace_enter (the stub, fast path)", ns["getpid_with"] - ns["getpid_probe"], total)
 		}
 		printf "Workloads, guest milliseconds (median of %d rounds; min-max):\n", cnt["tar", "without"]
 		printf "  (tar -x: 3,000 files; find + stat: of each; chmod -R: coreutils 9.7, glibc 2.41;\n"

@@ -325,7 +325,8 @@ static void progress(long done, long every, const char *what, double t0)
 
 static int run_cycles(long n, const char *ko)
 {
-	long i, done = 0;
+	long i, done = 0, in_use = 0;
+	int err;
 	double t0 = now(), t, t_load = 0, t_unload = 0, max_load = 0;
 	double max_unload = 0;
 	int fd;
@@ -351,9 +352,19 @@ static int run_cycles(long n, const char *ko)
 		/* let the callers in: 0 to 2 ms loaded */
 		usleep(random() % 2000);
 		t = now();
-		if (syscall(SYS_delete_module, "fchmodat2", O_NONBLOCK)) {
+		/*
+		 * A call in flight holds the module (EWOULDBLOCK, "in use"):
+		 * try again, as an administrator would, for up to 10 s.
+		 */
+		while ((err = syscall(SYS_delete_module, "fchmodat2",
+				      O_NONBLOCK) ? errno : 0) == EWOULDBLOCK &&
+		       now() - t < 10) {
+			in_use++;
+			usleep(100 + random() % 500);
+		}
+		if (err) {
 			printf("# cycle %ld: delete_module: %s\n", i + 1,
-			       errno_name(errno));
+			       errno_name(err));
 			break;
 		}
 		errno = 0;
@@ -371,9 +382,9 @@ static int run_cycles(long n, const char *ko)
 		progress(done, 20, "cycles", t0);
 	}
 	if (done)
-		printf("# per cycle: load %.1f ms (longest %.0f), unload %.1f ms (longest %.0f)\n",
+		printf("# per cycle: load %.1f ms (longest %.0f), unload %.1f ms (longest %.0f); delete_module refused %ld times, a call in flight\n",
 		       1e3 * t_load / done, 1e3 * max_load,
-		       1e3 * t_unload / done, 1e3 * max_unload);
+		       1e3 * t_unload / done, 1e3 * max_unload, in_use);
 	return finish(done, n, t0,
 		      "load/unload cycles, each unload leaving 452 ENOSYS",
 		      "loading and unloading", 1);

@@ -623,7 +623,8 @@ static int f2_cmd_unload(void)
 	}
 	refcnt = kmod_module_get_refcnt(mod);
 	if (refcnt > 0) {
-		fprintf(stderr, "fchmodat2ctl: cannot unload: the module is in use (%d reference%s); holders:",
+		/* each call to 452 in progress holds one */
+		fprintf(stderr, "fchmodat2ctl: cannot unload: the module is in use (%d reference%s: fchmodat2 calls in progress, or a task that died inside one); holders:",
 			refcnt, refcnt == 1 ? "" : "s");
 		f2_print_holders(mod);
 		fputc('\n', stderr);
@@ -633,7 +634,7 @@ static int f2_cmd_unload(void)
 	err = kmod_module_remove_module(mod, 0);
 	if (err) {
 		if (err == -EBUSY || err == -EAGAIN)
-			fprintf(stderr, "fchmodat2ctl: cannot unload: the module is in use [%s]\n",
+			fprintf(stderr, "fchmodat2ctl: cannot unload: the module is in use (a call to fchmodat2 in progress) [%s]\n",
 				errno_name(-err));
 		else if (err == -EPERM && geteuid())
 			fprintf(stderr, "fchmodat2ctl: permission denied: unloading a module needs root (CAP_SYS_MODULE)\n");

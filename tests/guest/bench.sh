@@ -27,6 +27,7 @@ bench() { # bench LABEL OPERATION ITERATIONS
 
 bench getpid_without getpid 20000 || fail getpid
 bench emulation_without emulation 5000 || fail emulation
+bench forkexit_without forkexit 300 || fail fork+exit
 if [ -e f2_cost.ko ]; then
 	for part in slowpath probe; do
 		insmod ./f2_cost.ko part=$part || fail "insmod f2_cost part=$part"
@@ -40,6 +41,7 @@ bench fchmodat2_with fchmodat2 10000 || fail fchmodat2
 bench fchmodat_with fchmodat 10000 || fail fchmodat
 bench enoent2_with fchmodat2_enoent 5000 || fail "fchmodat2, ENOENT"
 bench enoent_with fchmodat_enoent 5000 || fail "fchmodat, ENOENT"
+bench forkexit_with forkexit 300 || fail "fork+exit, module"
 rmmod fchmodat2 || fail rmmod
 bench getpid_after getpid 20000 || fail "getpid, after"
 

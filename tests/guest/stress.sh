@@ -9,8 +9,10 @@
 #   2. CYCLES load/unload cycles of the module; then 10 s with the module
 #      loaded throughout (no ENOSYS accepted, calls served per ABI);
 #   3. ROUNDS times, rmmod while a call is parked: on a userfaultfd page
-#      inside the handler, stopped by ptrace at system call entry, held
-#      by a seccomp USER_NOTIF supervisor.
+#      inside fchmodat2 (refused, in use, until it returns), and strangers
+#      held for longer than rmmod may take (rmmod must not wait): 452 and
+#      getpid stopped by ptrace at system call entry, getppid held by a
+#      seccomp USER_NOTIF supervisor, a PTRACE_SYSEMU tracee.
 # Any wrong answer, soft lockup, hung task, RCU stall, WARN, BUG or oops
 # fails it; each step has a deadline.
 
@@ -46,7 +48,7 @@ calls=$!
 r=0
 while [ "$r" -lt "$ROUNDS" ]; do
 	r=$((r + 1))
-	for c in uffd ptrace seccomp; do
+	for c in uffd ptrace getpid notif sysemu; do
 		insmod ./fchmodat2.ko
 		step $? "round $r: insmod"
 		run ./unload_test "$c" /tmp
