@@ -133,8 +133,8 @@ for r in "${runs[@]}"; do
 		row("fchmodat2 with an empty path (ENOENT): dispatch", ns["enoent2_with"])
 		row("fchmodat with an empty path (ENOENT)", ns["enoent_with"])
 		row("glibc 2.36 emulation (O_PATH+fstatat+/proc chmod+close)", ns["emulation_without"])
-		row("fork + exit + wait, module not loaded", ns["forkexit_without"])
-		row("fork + exit + wait, module loaded", ns["forkexit_with"])
+		row("fork + exit + wait, module not loaded (median of 5)", ns["forkexit_without"])
+		row("fork + exit + wait, module loaded (median of 5)", ns["forkexit_with"])
 		print "Ratios:"
 		ratio("getpid, module loaded / not loaded", ns["getpid_with"], ns["getpid_without"], gtarget, "<=")
 		ratio("fchmodat2 via module / plain fchmodat", ns["fchmodat2_with"], ns["fchmodat_with"], 1.05, "<=")

@@ -101,23 +101,35 @@ static int module_state(char *buf, size_t len)
 	return 0;
 }
 
-/* delete_module() as kmod's rmmod calls it (-f: O_TRUNC), in a child. */
-static pid_t start_rmmod(int flags)
-{
-	pid_t pid = fork();
-
-	if (pid == 0)
-		_exit(syscall(SYS_delete_module, "fchmodat2", O_NONBLOCK | flags) ?
-		      1 : 0);
-	return pid;
-}
-
 static double now(void)
 {
 	struct timespec t;
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+/*
+ * delete_module() as kmod's rmmod calls it (-f: O_TRUNC), in a child.
+ * While other tasks call 452 (the stress lane's callers), the module is
+ * in use whenever one of their calls is in flight (EWOULDBLOCK): try
+ * again, every 2 ms, as an administrator would, for up to UNLOAD_MAX_S.
+ */
+static pid_t start_rmmod(int flags)
+{
+	double t0 = now();
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		while (syscall(SYS_delete_module, "fchmodat2",
+			       O_NONBLOCK | flags)) {
+			if (errno != EWOULDBLOCK || now() - t0 > UNLOAD_MAX_S)
+				_exit(1);
+			usleep(2000);
+		}
+		_exit(0);
+	}
+	return pid;
 }
 
 /* The state letter of PID in /proc (R, S, D, I, ...), or '?'. */
@@ -264,7 +276,7 @@ static void check_rmmod_returns(pid_t rmmod, const char *stranger)
 	       !(done = waitpid(rmmod, &status, WNOHANG) == rmmod))
 		usleep(20000);
 	snprintf(name, sizeof(name),
-		 "rmmod completes in %.1f s (under %d s) while %s",
+		 "rmmod completes in %.1f s (under %d s): %s",
 		 now() - t0, UNLOAD_MAX_S, stranger);
 	result(done && WIFEXITED(status) && WEXITSTATUS(status) == 0, name);
 	if (!done) {
@@ -673,9 +685,10 @@ static void test_uffd(int forced)
 	result(read(uffd, &msg, sizeof(msg)) == sizeof(msg) &&
 	       msg.event == UFFD_EVENT_PAGEFAULT,
 	       "fchmodat2 sleeps in the handler on a missing page");
+	/* (more while the stress lane's callers run) */
 	refs = module_refs();
-	result(refs == 1, "the call holds the module's one reference (/proc/modules)");
-	if (refs != 1)
+	result(refs >= 1, "the call holds a reference to the module (/proc/modules)");
+	if (refs < 1)
 		diag("references: %s%ld", "", refs);
 
 	if (forced) {
@@ -707,10 +720,7 @@ static void test_uffd(int forced)
 	if (forced) {
 		check_rmmod_done(rmmod);
 	} else {
-		result(module_refs() == 0, "the reference is dropped when the call returns");
-		result(syscall(SYS_delete_module, "fchmodat2", O_NONBLOCK) == 0 &&
-		       module_state(state, sizeof(state)) < 0,
-		       "rmmod then succeeds, and the module is gone");
+		check_rmmod_returns(start_rmmod(0), "the call has returned");
 	}
 	check_enosys_after();
 }
