@@ -15,6 +15,7 @@
  *   unload_test uffd DIR     a task asleep inside fchmodat2 (its path is on
  *                            a userfaultfd page that is not there yet)
  *   unload_test forced DIR   the same, and rmmod -f (O_TRUNC)
+ *   unload_test killed DIR   a process whose 452 sleeps there, SIGKILLed
  *   unload_test CASE DIR HOLD   ...holding the stranger HOLD seconds (8)
  *   unload_test loop DIR     call 452 until SIGTERM, alternating modes: 0 and
  *                            the new mode, or ENOSYS and the old one; exit
@@ -725,6 +726,68 @@ static void test_uffd(int forced)
 	check_enosys_after();
 }
 
+/*
+ * A process whose 452 is parked inside fchmodat2 (on a userfaultfd page
+ * nobody serves) is killed: its call ends, the reference with it, and
+ * rmmod, refused while it was parked, succeeds.
+ */
+static void test_killed(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	int before = mode_of(file), status = 0, refs, err, p[2];
+	pthread_t thread;
+	char c = 0;
+	pid_t child;
+
+	if (pipe(p)) {
+		result(0, "a pipe");
+		return;
+	}
+	child = fork();
+	if (child == 0) {
+		struct uffdio_api api = { .api = UFFD_API };
+		struct uffdio_register reg = { 0 };
+		struct uffd_msg msg;
+		struct uffd_call call;
+		int uffd = syscall(SYS_userfaultfd, O_CLOEXEC);
+		char *area = mmap(NULL, page, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		reg.range.start = (unsigned long)area;
+		reg.range.len = page;
+		reg.mode = UFFDIO_REGISTER_MODE_MISSING;
+		if (uffd < 0 || area == MAP_FAILED ||
+		    ioctl(uffd, UFFDIO_API, &api) ||
+		    ioctl(uffd, UFFDIO_REGISTER, &reg))
+			_exit(1);
+		call.path = area;
+		pthread_create(&thread, NULL, uffd_caller, &call);
+		/* parked: say so, and never serve the page */
+		if (read(uffd, &msg, sizeof(msg)) == sizeof(msg) &&
+		    msg.event == UFFD_EVENT_PAGEFAULT)
+			c = 1;
+		if (write(p[1], &c, 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(p[1]);
+	result(read(p[0], &c, 1) == 1 && c == 1,
+	       "a child's fchmodat2 sleeps in the handler on a page nobody serves");
+	close(p[0]);
+	refs = module_refs();
+	result(refs >= 1, "the call holds a reference to the module (/proc/modules)");
+	errno = 0;
+	err = syscall(SYS_delete_module, "fchmodat2", O_NONBLOCK) ? errno : 0;
+	result(err == EWOULDBLOCK, "rmmod is refused, in use (EWOULDBLOCK)");
+	kill(child, SIGKILL);
+	result(waitpid(child, &status, 0) == child && WIFSIGNALED(status) &&
+	       WTERMSIG(status) == SIGKILL, "SIGKILL ends the child, its call with it");
+	check_rmmod_returns(start_rmmod(0), "the parked caller was killed");
+	result(mode_of(file) == before, "the file's mode is unchanged");
+	check_enosys_after();
+}
+
 static void test_ptrace(void)
 {
 	test_entry_stop(__NR_fchmodat2);
@@ -824,6 +887,7 @@ static const struct {
 	{ "sysemu", test_sysemu, 6 },
 	{ "uffd", test_inuse, 7 },
 	{ "forced", test_forced, 10 },
+	{ "killed", test_killed, 8 },
 };
 
 int main(int argc, char **argv)
@@ -834,7 +898,7 @@ int main(int argc, char **argv)
 	if (argc == 4)
 		HOLD_S = atoi(argv[3]);
 	if ((argc != 3 && argc != 4) || HOLD_S <= UNLOAD_MAX_S) {
-		fprintf(stderr, "usage: %s ptrace|getpid|seccomp|notif|sysemu|uffd|forced|loop DIR [HOLD > %d]\n",
+		fprintf(stderr, "usage: %s ptrace|getpid|seccomp|notif|sysemu|uffd|forced|killed|loop DIR [HOLD > %d]\n",
 			argv[0], UNLOAD_MAX_S);
 		return 2;
 	}

@@ -131,9 +131,11 @@ for c in ptrace getpid seccomp notif sysemu; do
 	insmod ./fchmodat2.ko
 	step $? "insmod again"
 done
-run ./unload_test uffd /tmp
-insmod ./fchmodat2.ko
-step $? "insmod again"
+for c in uffd killed; do
+	run ./unload_test "$c" /tmp
+	insmod ./fchmodat2.ko
+	step $? "insmod again"
+done
 # rmmod -f (Debian's kernels allow it) while a 452 sleeps inside: the
 # unload waits for that call alone. It taints the kernel (R, 8), which
 # the log checks below then allow.
