@@ -125,7 +125,7 @@ long f2_x86_gate(long nr);
 
 /*
  * hook_x86_64_entry.S: the stub's template, the ends of the places
- * hook_x86_64.c fills in (each marked F2_X86_FILL), and a model return.
+ * hook_x86_64.c fills in (each marked F2_X86_FILL), and model returns.
  */
 extern const u8 f2_x86_stub_tmpl[], f2_x86_stub_tmpl_end[];
 extern const u8 f2_x86_fill_current1[], f2_x86_fill_work[],
@@ -134,7 +134,7 @@ extern const u8 f2_x86_fill_current1[], f2_x86_fill_work[],
 	f2_x86_fill_gate[], f2_x86_fill_ret3[];
 extern const u8 f2_x86_fill_wide1[], f2_x86_fill_current2[],
 	f2_x86_fill_stack2[], f2_x86_fill_wide2[];
-extern const u8 f2_x86_ret_model[];
+extern const u8 f2_x86_ret_model_lo[], f2_x86_ret_model_hi[];
 
 #endif /* !__ASSEMBLY__ */
 #endif /* F2_FCHMODAT2_H */

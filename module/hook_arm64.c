@@ -64,12 +64,11 @@ static long f2_arm64_serve_staying(int dfd, const char __user *filename,
  * returns into it instead. ftrace restores x0-x8 and the PC from the saved
  * registers, so the handler runs with its own arguments and returns to
  * do_ni_syscall() as sys_ni_syscall() would have. Callbacks run with
- * preemption off (in the ftrace list function on 6.1, in
- * ftrace_ops_assist_func() on 5.10 for an ops without
- * FTRACE_OPS_FL_RECURSION_SAFE), and unregister_ftrace_function() waits
- * for them: a task either has its reference when the unload starts, or
- * never leaves sys_ni_syscall(), whose -ENOSYS is then the answer, as
- * without the module.
+ * preemption off (the ops belongs to a module, so ftrace calls it through
+ * its list function, which disables preemption around the callbacks),
+ * and unregister_ftrace_function() waits for them: a task either has its
+ * reference when the unload starts, or never leaves sys_ni_syscall(),
+ * whose -ENOSYS is then the answer, as without the module.
  */
 static void notrace f2_arm64_ftrace(unsigned long ip, unsigned long parent_ip,
 				    struct ftrace_ops *op,

@@ -239,14 +239,31 @@ static bool f2_x86_fill_branch(u8 *code, const u8 *end, unsigned long to)
 }
 
 /*
- * A return, made as the kernel made this module's (f2_x86_ret_model):
- * RET (and INT3, against straight-line speculation), or a jump to the
- * return thunk the kernel chose (retbleed, SRSO).
+ * A return, made as the kernel made this module's: RET (and INT3, against
+ * straight-line speculation), or a jump to the return thunk the kernel
+ * chose (retbleed, SRSO). With the ITS mitigation the kernel gives the
+ * thunk only to returns in the lower half of a 64-byte line
+ * (cpu_wants_rethunk_at(): address bit 5 clear): the module holds a model
+ * return in each half (hook_x86_64_entry.S), and a slot follows the one in
+ * its own half; were both in one half (a kernel aligning them otherwise),
+ * the thunk if either has it.
  */
+static const u8 *f2_x86_ret_model_for(const u8 *p)
+{
+	const u8 *lo = f2_x86_ret_model_lo, *hi = f2_x86_ret_model_hi;
+	unsigned long half = (unsigned long)p & 0x20;
+
+	if (((unsigned long)lo & 0x20) == half)
+		return lo;
+	if (((unsigned long)hi & 0x20) == half)
+		return hi;
+	return lo[0] == 0xe9 ? lo : hi;
+}
+
 static bool f2_x86_fill_ret(u8 *code, const u8 *slot)
 {
-	const u8 *model = f2_x86_ret_model;
 	u8 *p = f2_x86_place(code, slot, 0);
+	const u8 *model = f2_x86_ret_model_for(p);
 	s64 rel;
 	s32 rel32;
 
@@ -267,6 +284,20 @@ static bool f2_x86_fill_ret(u8 *code, const u8 *slot)
 }
 
 /*
+ * Before the fentry site ever called it: back to ordinary memory. The
+ * allocation is not known to kmemleak (module_alloc() and execmem_alloc()
+ * defer that to the module loader, VM_DEFER_KMEMLEAK): neither this nor
+ * the pages kept after an unload are reported as leaks.
+ */
+static void f2_x86_stub_free(void)
+{
+	f2_x86_set_memory_nx((unsigned long)f2_x86_stub, 1);
+	f2_x86_set_memory_rw((unsigned long)f2_x86_stub, 1);
+	vfree(f2_x86_stub);
+	f2_x86_stub = NULL;
+}
+
+/*
  * The stub, filled in for this kernel: the offsets of the task's fields,
  * the work that can change a system call's number, the function's body
  * (past its fentry site, which ftrace_location() finds, IBT's ENDBR
@@ -275,7 +306,7 @@ static bool f2_x86_fill_ret(u8 *code, const u8 *slot)
  */
 static int f2_x86_stub_build(void)
 {
-	static unsigned long (*ftrace_loc)(unsigned long ip);
+	unsigned long (*ftrace_loc)(unsigned long ip);
 	unsigned long size = f2_x86_stub_tmpl_end - f2_x86_stub_tmpl;
 	unsigned long cur = (unsigned long)&F2_X86_CURRENT_TASK;
 	long stack = offsetof(struct task_struct, stack);
@@ -290,11 +321,22 @@ static int f2_x86_stub_build(void)
 	err = err ?: f2_x86_resolve(&ftrace_loc, "ftrace_location");
 	if (err)
 		return err;
+	BUILD_BUG_ON(PAGE_SIZE < 256);
 	site = ftrace_loc(f2_x86_target);
-	if (!site || size > PAGE_SIZE) {
+	if (!site) {
 		pr_err("syscall_trace_enter has no ftrace call site: unsupported kernel\n");
 		return -EOPNOTSUPP;
 	}
+#ifdef X86_FEATURE_CALL_DEPTH
+	/*
+	 * Call depth tracking (retbleed=stuff, 6.2+) counts every call and
+	 * return; the stub's would not be counted.
+	 */
+	if (cpu_feature_enabled(X86_FEATURE_CALL_DEPTH)) {
+		pr_err("call depth tracking (retbleed=stuff) is on: the system call entry stub does not account for it: unsupported configuration\n");
+		return -EOPNOTSUPP;
+	}
+#endif
 #ifdef SYSCALL_WORK_ENTER
 	work = offsetof(struct task_struct, thread_info.syscall_work);
 #define F2_X86_NR_WORK (SYSCALL_WORK_SYSCALL_TRACE | SYSCALL_WORK_SYSCALL_EMU | \
@@ -337,25 +379,23 @@ static int f2_x86_stub_build(void)
 		f2_x86_fill(code, f2_x86_fill_stack2, 4, stack) &&
 		f2_x86_fill(code, f2_x86_fill_wide2, 5, nr + 4);
 #endif
-	if (!ok || memchr_inv(code + size, 0xcc, PAGE_SIZE - size)) {
+	if (!ok) {
 		pr_err("cannot fill in the system call entry stub (a place not where expected): unsupported kernel\n");
 		vfree(code);
 		return -EOPNOTSUPP;
 	}
-	f2_x86_set_memory_ro((unsigned long)code, 1);
-	f2_x86_set_memory_x((unsigned long)code, 1);
 	f2_x86_stub = code;
-	return 0;
+	/* as ftrace makes its trampolines; either can fail (-ENOMEM) */
+	err = f2_x86_set_memory_ro((unsigned long)code, 1) ?:
+		f2_x86_set_memory_x((unsigned long)code, 1);
+	if (err) {
+		pr_err("cannot make the system call entry stub read-only and executable: %d\n",
+		       err);
+		f2_x86_stub_free();
+	}
+	return err;
 }
 
-/* Before the fentry site ever called it: back to ordinary memory. */
-static void f2_x86_stub_free(void)
-{
-	f2_x86_set_memory_nx((unsigned long)f2_x86_stub, 1);
-	f2_x86_set_memory_rw((unsigned long)f2_x86_stub, 1);
-	vfree(f2_x86_stub);
-	f2_x86_stub = NULL;
-}
 
 static unsigned long f2_x86_find_target(void)
 {
@@ -586,7 +626,8 @@ int f2_arch_hook_install(void)
 	/*
 	 * Last: once the direct call is live, tasks can hold return
 	 * addresses into the stub, which is then never freed. Nothing can
-	 * fail after it; if it fails, no task ever entered the stub.
+	 * fail after it; if it fails, no task entered the stub (unless an
+	 * ftrace bug struck during the update: see out_free_stub).
 	 */
 	err = f2_fault(4, f2_register_ftrace_direct(&f2_x86_direct_ops,
 				f2_x86_target, (unsigned long)f2_x86_stub));
@@ -605,6 +646,15 @@ out_unregister_probe:
 	tracepoint_probe_unregister(f2_x86_sys_enter, f2_x86_probe, NULL);
 	tracepoint_synchronize_unregister();
 out_free_stub:
+	/*
+	 * An ftrace bug during the registration may have left the call site
+	 * calling the stub: then keep it, without the module.
+	 */
+	if (f2_ftrace_dead()) {
+		WRITE_ONCE(*f2_x86_alive, 0);
+		synchronize_rcu_tasks();
+		return err;
+	}
 	f2_x86_stub_free();
 	return err;
 }

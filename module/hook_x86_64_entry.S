@@ -101,16 +101,28 @@ SYM_DATA_END(f2_x86_stub_tmpl)
 	.popsection
 
 /*
- * A return as the kernel patched it into this module at load (a plain
- * RET, or a jump to its return thunk): the copy's returns are made the
- * same. Read, never called (its address past any ENDBR: no ENDBR needed
- * there, which objtool checks only where IBT has the annotation).
+ * Returns as the kernel patched them into this module at load (a plain
+ * RET, or a jump to its return thunk), one in each half of a 64-byte line
+ * (the ITS mitigation gives the thunk to the lower half only): the copy's
+ * returns are made the same. Read, never called (their addresses are past
+ * any ENDBR: none needed there, which objtool checks only where IBT has
+ * the annotation).
  */
 	.text
-SYM_FUNC_START(f2_x86_ret_model_fn)
-SYM_INNER_LABEL(f2_x86_ret_model, SYM_L_GLOBAL)
+	.balign 64
+SYM_FUNC_START(f2_x86_ret_lo_fn)
+SYM_INNER_LABEL(f2_x86_ret_model_lo, SYM_L_GLOBAL)
 #ifdef CONFIG_X86_KERNEL_IBT
 	ANNOTATE_NOENDBR
 #endif
 	RET
-SYM_FUNC_END(f2_x86_ret_model_fn)
+SYM_FUNC_END(f2_x86_ret_lo_fn)
+	.balign 64
+	.skip 32, 0xcc
+SYM_FUNC_START(f2_x86_ret_hi_fn)
+SYM_INNER_LABEL(f2_x86_ret_model_hi, SYM_L_GLOBAL)
+#ifdef CONFIG_X86_KERNEL_IBT
+	ANNOTATE_NOENDBR
+#endif
+	RET
+SYM_FUNC_END(f2_x86_ret_hi_fn)

@@ -90,11 +90,11 @@ void f2_wait_forced_unload(void)
 
 	if (module_refcount(THIS_MODULE) <= 0)
 		return;
-	pr_info("forced unload: waiting for %d fchmodat2 call(s) in flight\n",
+	pr_info("forced unload: waiting for %d reference(s): fchmodat2 calls in flight\n",
 		module_refcount(THIS_MODULE));
 	while (module_refcount(THIS_MODULE) > 0) {
 		if (++waited % 500 == 0)
-			pr_info("forced unload: still waiting for %d fchmodat2 call(s)\n",
+			pr_info("forced unload: still waiting for %d reference(s)\n",
 				module_refcount(THIS_MODULE));
 		f2_unload_nap(20);
 	}

@@ -718,11 +718,10 @@ static void test_uffd(int forced)
 	       "the sleeping call completes with 0 and the mode is 0604");
 	if (call.ret)
 		diag("fchmodat2: %s %ld", strerror(call.err), call.ret);
-	if (forced) {
+	if (forced)
 		check_rmmod_done(rmmod);
-	} else {
+	else
 		check_rmmod_returns(start_rmmod(0), "the call has returned");
-	}
 	check_enosys_after();
 }
 
