@@ -272,6 +272,7 @@ static inline void f2_sleep_forever(void)
 	for (;;) {
 		set_current_state(TASK_IDLE | TASK_FREEZABLE);
 		schedule();
+		try_to_freeze();
 	}
 #else
 	freezer_do_not_count();
@@ -282,14 +283,20 @@ static inline void f2_sleep_forever(void)
 
 /*
  * One short wait of an unload for the tasks still inside, as msleep() but
- * idle (no hung-task report, no load: a wait behind a stopped tracer may
- * be long) and freezable (suspend does not fail because of it).
+ * idle (no hung-task report, no load: a wait behind a call parked for long
+ * may be long) and freezable (suspend does not fail because of it). The
+ * freezer freezes a task asleep in a TASK_FREEZABLE state at once; one
+ * that is running when the freezing starts only gets a fake signal, which
+ * a task looping in the kernel never sees: try_to_freeze() after each nap
+ * (a cgroup v1 freezer, which calls freeze_task() once, otherwise waits
+ * for good; seen on 6.1 with preempt=full).
  */
 static inline void f2_unload_nap(unsigned int ms)
 {
 #ifdef F2_HAVE_TASK_FREEZABLE
 	set_current_state(TASK_IDLE | TASK_FREEZABLE);
 	schedule_timeout(msecs_to_jiffies(ms));
+	try_to_freeze();
 #else
 	freezer_do_not_count();
 	schedule_timeout_idle(msecs_to_jiffies(ms));
