@@ -200,6 +200,21 @@ static inline bool f2_entry_work_besides_tracepoint(void)
 #endif
 
 /*
+ * Where the system call entry stub reads the task's entry work, and which
+ * of it means a tracer may change the number (ptrace, seccomp, syscall
+ * user dispatch): thread_info.syscall_work since 5.11 (commit
+ * 29915524f1f0), thread_info.flags (TIF) before.
+ */
+#ifdef SYSCALL_WORK_ENTER
+#define F2_X86_WORK_OFFSET offsetof(struct task_struct, thread_info.syscall_work)
+#define F2_X86_NR_WORK (SYSCALL_WORK_SYSCALL_TRACE | SYSCALL_WORK_SYSCALL_EMU | \
+			SYSCALL_WORK_SECCOMP | SYSCALL_WORK_SYSCALL_USER_DISPATCH)
+#else
+#define F2_X86_WORK_OFFSET offsetof(struct task_struct, thread_info.flags)
+#define F2_X86_NR_WORK (_TIF_SYSCALL_TRACE | _TIF_SYSCALL_EMU | _TIF_SECCOMP)
+#endif
+
+/*
  * Whether the current task has the syscall tracepoint's entry work, which
  * registering a sys_enter probe sets on every task (syscall_regfunc()):
  * SYSCALL_WORK_SYSCALL_TRACEPOINT since 5.11 (commit 29915524f1f0),

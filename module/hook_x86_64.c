@@ -337,14 +337,7 @@ static int f2_x86_stub_build(void)
 		return -EOPNOTSUPP;
 	}
 #endif
-#ifdef SYSCALL_WORK_ENTER
-	work = offsetof(struct task_struct, thread_info.syscall_work);
-#define F2_X86_NR_WORK (SYSCALL_WORK_SYSCALL_TRACE | SYSCALL_WORK_SYSCALL_EMU | \
-			SYSCALL_WORK_SECCOMP | SYSCALL_WORK_SYSCALL_USER_DISPATCH)
-#else
-	work = offsetof(struct task_struct, thread_info.flags);
-#define F2_X86_NR_WORK (_TIF_SYSCALL_TRACE | _TIF_SYSCALL_EMU | _TIF_SECCOMP)
-#endif
+	work = F2_X86_WORK_OFFSET;
 	BUILD_BUG_ON(F2_X86_NR_WORK > U32_MAX);
 
 #ifdef F2_HAVE_EXECMEM

@@ -288,6 +288,20 @@ static void check_rmmod_returns(pid_t rmmod, const char *stranger)
 	       "the module is gone after rmmod");
 }
 
+/*
+ * Unload while a stranger is held: rmmod must return in time (above), and
+ * the stranger stays held for HOLD_S seconds from the start of rmmod,
+ * longer than rmmod may take.
+ */
+static void unload_while_held(const char *stranger)
+{
+	double t0 = now();
+
+	check_rmmod_returns(start_rmmod(0), stranger);
+	while (now() - t0 < HOLD_S)
+		usleep(100000);
+}
+
 /* An rmmod -f that waited for a task inside: it finishes once it left. */
 static void check_rmmod_done(pid_t rmmod)
 {
@@ -397,8 +411,7 @@ static void test_entry_stop(long call_nr)
 {
 	int before = mode_of(file), status;
 	long nr = -1, ret = -1;
-	double t0;
-	pid_t child, rmmod;
+	pid_t child;
 	char name[160];
 
 	child = fork();
@@ -426,13 +439,9 @@ static void test_entry_stop(long call_nr)
 	check_stack(child);
 
 	/* an idle tracer: it does nothing for HOLD_S seconds */
-	t0 = now();
-	rmmod = start_rmmod(0);
-	check_rmmod_returns(rmmod, call_nr == __NR_fchmodat2 ?
-			    "a tracer holds 452 at its entry stop" :
-			    "an idle tracer holds getpid at its entry stop");
-	while (now() - t0 < HOLD_S)
-		usleep(100000);
+	unload_while_held(call_nr == __NR_fchmodat2 ?
+			  "a tracer holds 452 at its entry stop" :
+			  "an idle tracer holds getpid at its entry stop");
 	result(proc_state(child) == 't', "the tracee was held at its entry stop all along");
 
 	ptrace(PTRACE_SYSCALL, child, NULL, NULL);
@@ -502,8 +511,6 @@ static void test_notif(long call_nr)
 	struct notif_call call = { .nr = call_nr, .listener = -1 };
 	int before = mode_of(file);
 	pthread_t thread;
-	double t0;
-	pid_t rmmod;
 
 	sem_init(&call.ready, 0, 0);
 	pthread_create(&thread, NULL, notif_caller, &call);
@@ -520,13 +527,9 @@ static void test_notif(long call_nr)
 	       call_nr == __NR_fchmodat2 ? "the supervisor holds the task's 452" :
 	       "the supervisor holds the task's getppid");
 
-	t0 = now();
-	rmmod = start_rmmod(0);
-	check_rmmod_returns(rmmod, call_nr == __NR_fchmodat2 ?
-			    "a seccomp supervisor holds 452" :
-			    "a seccomp supervisor holds getppid");
-	while (now() - t0 < HOLD_S)
-		usleep(100000);
+	unload_while_held(call_nr == __NR_fchmodat2 ?
+			  "a seccomp supervisor holds 452" :
+			  "a seccomp supervisor holds getppid");
 
 	memset(&resp, 0, sizeof(resp));
 	resp.id = req.id;
@@ -553,8 +556,8 @@ static void test_sysemu(void)
 {
 	int status, i, ok = 1, held = 0;
 	long nr, ret;
-	pid_t child, rmmod = -1;
-	double t0 = 0;
+	pid_t child;
+	int unloaded = 0;
 
 	child = fork();
 	if (child == 0) {
@@ -577,12 +580,8 @@ static void test_sysemu(void)
 			break;
 		if (i == 100) {
 			/* held at a SYSEMU stop while rmmod runs */
-			t0 = now();
-			rmmod = start_rmmod(0);
-			check_rmmod_returns(rmmod,
-					    "a PTRACE_SYSEMU tracer holds a call");
-			while (now() - t0 < HOLD_S)
-				usleep(100000);
+			unload_while_held("a PTRACE_SYSEMU tracer holds a call");
+			unloaded = 1;
 			held = proc_state(child) == 't';
 		}
 #ifdef __x86_64__
@@ -604,7 +603,7 @@ static void test_sysemu(void)
 		}
 #endif
 	}
-	result(ok && i == 201 && rmmod > 0,
+	result(ok && i == 201 && unloaded,
 	       "201 getpid calls stopped at their PTRACE_SYSEMU stop, one held while rmmod ran");
 	result(held, "the tracee was held at its SYSEMU stop all along");
 	/* the last call answered 0: the loop ended, the next call is exit */
