@@ -37,7 +37,7 @@ TEST_CFLAGS := -O2 -Wall -Wextra -Werror -static -pthread
 TESTS := $(B)/fchmodat2_test $(B)/fchmodat2_test32 $(B)/fchmodat2_testx32 \
 	 $(B)/bench $(B)/unload_test \
 	 $(B)/f2call $(B)/modload $(B)/stress $(B)/no452 $(B)/widenr \
-	 $(B)/gk_audit $(B)/gk_audit32 $(B)/nrscan $(B)/nrscan32
+	 $(B)/gk_audit $(B)/gk_audit32 $(B)/nrscan $(B)/nrscan32 $(B)/bpfhold
 
 .PHONY: all deps module tests tests-arm64 install dkms-src uninstall-dkms-src uninstall check check-debug prepare demo bench stress sweep realsys emulator-check clean \
 	userspace install-userspace uninstall-userspace
@@ -100,7 +100,7 @@ $(B)/%: tests/%.c $(TEST_HEADERS)
 # 32-bit compat ABI.
 ARM64_TESTS := $(addprefix $(B)/arm64/,fchmodat2_test fchmodat2_test32 f2call \
 		unload_test modload bench stress gk_audit gk_audit32 nrscan \
-		nrscan32)
+		nrscan32 bpfhold)
 
 tests-arm64: $(ARM64_TESTS)
 

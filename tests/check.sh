@@ -179,7 +179,8 @@ for entry in "${matrix[@]}"; do
 	[ "$DEBARCH" = arm64 ] && bin=$B/arm64
 	files=("$bin/fchmodat2_test" "$bin/fchmodat2_test32" "$bin/modload"
 	       "$bin/fchmodat2_selftest" "$bin/fchmodat2_selftest32"
-	       "$top/tests/guest/steps.sh")
+	       "$top/tests/guest/steps.sh" "$top/tests/guest/tracers.sh"
+	       "$bin/f2call" "$bin/bpfhold")
 	script=$top/tests/guest/native.sh
 	case $mode in
 	module)
@@ -187,14 +188,13 @@ for entry in "${matrix[@]}"; do
 		files+=("$bin/unload_test" "$out/dkms/fchmodat2.ko"
 			"$out/hog/f2_hog.ko" "$out/hog/f2_killftrace.ko"
 			"$out/module-fi/fchmodat2-fi.ko")
+		[ -f "$out/hog/f2_direct.ko" ] && files+=("$out/hog/f2_direct.ko")
 		files+=("$bin/gk_audit" "$bin/gk_audit32" "$bin/nrscan"
 			"$bin/nrscan32")
-		files+=("$bin/f2call")
 		[ "$DEBARCH" = amd64 ] && files+=("$B/widenr") ;;
 	eval)
 		files+=("$out/module/fchmodat2.ko") ;;
 	esac
-	[ "$mode" != module ] && [ "$DEBARCH" = amd64 ] && files+=("$B/f2call")
 	if [ "$mode" = module ]; then
 		install_check "$out" >"$out/install.tap"
 		grep '^not ok' "$out/install.tap"
@@ -233,7 +233,7 @@ for entry in "${matrix[@]}"; do
 	case $series:$mode:$append in
 	5.10:module: | 6.1:module: | 6.12:native:)
 		echo "$mode" >"$out/x32-mode"
-		x32files=("$B/fchmodat2_testx32" "$B/f2call" "$out/x32-mode"
+		x32files=("$B/fchmodat2_testx32" "$B/f2call" "$B/gk_audit" "$out/x32-mode"
 			  "$top/tests/guest/steps.sh")
 		[ "$mode" = module ] && x32files+=("$out/dkms/fchmodat2.ko")
 		f2_stage "$out/x32" "$top/tests/guest/x32.sh" "${x32files[@]}"

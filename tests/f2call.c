@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * f2call [-x32] PATH MODE [nofollow|FLAGS]: call fchmodat2(AT_FDCWD, PATH,
- * MODE, flags) once and print the call and its result the way strace
- * would. For the demo and the sweep's smoke set (FLAGS: a number, such as
- * 0x1). -x32 (x86_64): as an x32 caller numbers it, 452 | __X32_SYSCALL_BIT.
+ * f2call [-x32] [-seccomp] PATH MODE [nofollow|FLAGS]: call
+ * fchmodat2(AT_FDCWD, PATH, MODE, flags) once and print the call and its
+ * result the way strace would. For the demo and the sweep's smoke set
+ * (FLAGS: a number, such as 0x1). -x32 (x86_64): as an x32 caller numbers
+ * it, 452 | __X32_SYSCALL_BIT. -seccomp: under a seccomp filter that
+ * allows every call (as a container runtime's), so that the call goes
+ * through the kernel's seccomp filter code (tests/guest/tracers.sh).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -11,7 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include "tap.h"
 
 #include "../userspace/fchmodat2.h"	/* __NR_fchmodat2, AT_ flags */
@@ -33,8 +39,22 @@ int main(int argc, char **argv)
 		return 2;
 #endif
 	}
+	if (argc > 1 && !strcmp(argv[1], "-seccomp")) {
+		struct sock_filter allow[] = {
+			BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		};
+		struct sock_fprog prog = { 1, allow };
+
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+		    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog)) {
+			perror("seccomp");
+			return 2;
+		}
+		argv++;
+		argc--;
+	}
 	if (argc < 3) {
-		fprintf(stderr, "usage: %s [-x32] PATH MODE [nofollow|FLAGS]\n",
+		fprintf(stderr, "usage: %s [-x32] [-seccomp] PATH MODE [nofollow|FLAGS]\n",
 			argv[0]);
 		return 2;
 	}

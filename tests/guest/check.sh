@@ -165,6 +165,10 @@ step $? "the other ftrace user still sees its calls"
 rmmod fchmodat2 && rmmod f2_hog
 step $? "rmmod fchmodat2 and f2_hog"
 
+echo "# other users of the hooked places: kprobes, BPF, a second direct call"
+. ./tracers.sh
+tracers_module
+
 echo "# five load/unload cycles while a task calls 452 in a loop"
 ./unload_test loop /tmp &
 loop=$!

@@ -20,6 +20,9 @@ run ./fchmodat2_test32
 mainline_selftest fchmodat2_selftest
 mainline_selftest fchmodat2_selftest32
 raw_syscalls_452
+echo "# other users of the hooked places, natively: kprobes, BPF"
+. ./tracers.sh
+tracers_native
 if x86_only f2call "x32 off, natively"; then
 	: >/tmp/x32file && chmod 0644 /tmp/x32file &&
 		./f2call -x32 /tmp/x32file 600 >/tmp/out 2>&1
