@@ -32,7 +32,15 @@
  * fchmodat and not the failed 452 (the module takes 452 out of the class
  * again when it goes).
  *
- * Usage: gk_audit -d DIR [nomod]. Root only.
+ * "gk_audit -d DIR x32" (x86_64, booted with syscall.x32=y) makes every
+ * call with x32's numbers (452 and fchmodat with __X32_SYSCALL_BIT, as an
+ * x32 program does, arch x86_64): audit's rule masks and class tables
+ * hold only numbers below 2048, so no rule matches them, on 6.12 and
+ * with the module alike (tests/guest/x32.sh runs it on both): the calls
+ * are served and no case logs them. Each case ends with 64-bit calls as
+ * controls, which the same rule must log (the rule is live).
+ *
+ * Usage: gk_audit -d DIR [nomod|x32]. Root only.
  */
 #include "gk.h"
 
@@ -56,6 +64,18 @@
 #endif
 
 static int wfd = -1, nl = -1;
+/* __X32_SYSCALL_BIT in "x32" mode, else 0: or-ed into every number */
+static long xbit;
+
+static long a_fchmodat2(const char *path, unsigned int mode, unsigned int flags)
+{
+	return syscall(__NR_fchmodat2 | xbit, AT_FDCWD, path, mode, flags);
+}
+
+static long a_fchmodat(const char *path, unsigned int mode)
+{
+	return syscall(SYS_fchmodat | xbit, AT_FDCWD, path, mode);
+}
 static char work[PATH_MAX / 2];
 static struct audit_rule_data rule;
 
@@ -134,11 +154,18 @@ static struct record *record(unsigned long serial)
 /* Whether a SYSCALL record is of fchmodat2 or fchmodat (this ABI's). */
 static int chmod_event(const char *syscall_rec)
 {
-	char pat[32];
+	char pat[4][32];
+	unsigned int i;
 
-	snprintf(pat, sizeof(pat), " syscall=%d ", SYS_fchmodat);
-	return strstr(syscall_rec, " syscall=452 ") ||
-	       strstr(syscall_rec, pat);
+	/* in x32 mode, a record of either numbering would count */
+	snprintf(pat[0], sizeof(pat[0]), " syscall=%d ", __NR_fchmodat2);
+	snprintf(pat[1], sizeof(pat[1]), " syscall=%d ", SYS_fchmodat);
+	snprintf(pat[2], sizeof(pat[2]), " syscall=%ld ", __NR_fchmodat2 | xbit);
+	snprintf(pat[3], sizeof(pat[3]), " syscall=%ld ", SYS_fchmodat | xbit);
+	for (i = 0; i < 4; i++)
+		if (strstr(syscall_rec, pat[i]))
+			return 1;
+	return 0;
 }
 
 /*
@@ -245,6 +272,9 @@ struct want_event {
 #define EV_OFILE2	{ 1, "\"ofile\"", "yes", "0", "0100644" }
 #define EV_WFILE2_EPERM	{ 1, "\"wfile\"", "no", "-1", "0100640" }
 #define EV_DFILE2	{ 1, "\"wdir/dfile\"", "yes", "0", "0100644" }
+/* x32 mode: only the 64-bit controls at the end are logged */
+#define EV_WFILE2_X32	{ 1, "\"wfile\"", "yes", "0", "0100640" }
+#define EV_DFILE2_X32	{ 1, "\"wdir/dfile\"", "yes", "0", "0100600" }
 
 /*
  * The events collected: printed, then checked against @want (@n of them),
@@ -284,9 +314,9 @@ static int calls(void)
 
 	if (fchdir(wfd))
 		return 3;
-	if (sys_fchmodat2(AT_FDCWD, "afile", 0600, 0))
+	if (a_fchmodat2("afile", 0600, 0))
 		bad |= 1;
-	if (sys_fchmodat2(AT_FDCWD, "alink", 0600, NOFOLLOW) != -1 ||
+	if (a_fchmodat2("alink", 0600, NOFOLLOW) != -1 ||
 	    errno != EOPNOTSUPP)
 		bad |= 2;
 	pid = fork();
@@ -294,11 +324,14 @@ static int calls(void)
 		if (setresgid(NOBODY, NOBODY, NOBODY) ||
 		    setresuid(NOBODY, NOBODY, NOBODY))
 			_exit(3);
-		_exit(sys_fchmodat2(AT_FDCWD, "rfile", 0600, 0) == -1 &&
+		_exit(a_fchmodat2("rfile", 0600, 0) == -1 &&
 		      errno == EPERM ? 0 : 1);
 	}
 	if (pid < 0 || waitpid(pid, &bad, 0) != pid || bad)
 		bad |= 4;
+	/* x32 mode: the control, a 64-bit call the rule must log */
+	if (xbit && sys_fchmodat2(AT_FDCWD, "afile", 0600, 0))
+		bad |= 8;
 	return bad;
 }
 
@@ -342,6 +375,10 @@ static void records_match_mainline(void)
 		{ 1, "\"alink\"", "no", "-95", "0120777" },
 		{ 1, "\"rfile\"", "no", "-1", "0100644" },
 	};
+	/* x32 mode: only the control is logged (afile is 0600 by then) */
+	static const struct want_event want_x32 = {
+		1, "\"afile\"", "yes", "0", "0100600"
+	};
 	pid_t pid;
 	int err;
 
@@ -367,8 +404,13 @@ static void records_match_mainline(void)
 	if (pid == 0)
 		_exit(calls());
 	expect_child_ok(pid);
-	collect(NR_CALLS);
-	expect_events(want, NR_CALLS);
+	if (xbit) {
+		collect(1);
+		expect_events(&want_x32, 1);
+	} else {
+		collect(NR_CALLS);
+		expect_events(want, NR_CALLS);
+	}
 	EXPECT_MODE(wfd, "afile", S_IFREG | 0600);
 	EXPECT_MODE(wfd, "alink", S_IFLNK | 0777);
 	EXPECT_MODE(wfd, "rfile", S_IFREG | 0644);
@@ -390,24 +432,28 @@ static int watch_calls(void)
 
 	if (fchdir(wfd))
 		return 3;
-	if (sys_fchmodat2(AT_FDCWD, "wfile", 0600, 0))
+	if (a_fchmodat2("wfile", 0600, 0))
 		bad |= 1;
-	if (syscall(SYS_fchmodat, AT_FDCWD, "wfile", 0640))
+	if (a_fchmodat("wfile", 0640))
 		bad |= 2;
-	if (sys_fchmodat2(AT_FDCWD, "ofile", 0600, 0))
+	if (a_fchmodat2("ofile", 0600, 0))
 		bad |= 4;
 	pid = fork();
 	if (pid == 0) {
 		if (setresgid(NOBODY, NOBODY, NOBODY) ||
 		    setresuid(NOBODY, NOBODY, NOBODY))
 			_exit(3);
-		_exit(sys_fchmodat2(AT_FDCWD, "wfile", 0600, 0) == -1 &&
+		_exit(a_fchmodat2("wfile", 0600, 0) == -1 &&
 		      errno == EPERM ? 0 : 1);
 	}
 	if (pid < 0 || waitpid(pid, &bad, 0) != pid || bad)
 		bad |= 8;
-	if (sys_fchmodat2(AT_FDCWD, "wdir/dfile", 0600, 0))
+	if (a_fchmodat2("wdir/dfile", 0600, 0))
 		bad |= 16;
+	/* x32 mode: the controls, 64-bit calls the rules must log */
+	if (xbit && (sys_fchmodat2(AT_FDCWD, "wfile", 0640, 0) ||
+		     sys_fchmodat2(AT_FDCWD, "wdir/dfile", 0600, 0)))
+		bad |= 32;
 	return bad;
 }
 
@@ -480,9 +526,13 @@ static void watch_file_perm_a_logs_fchmodat2(void)
 	static const struct want_event want[] = {
 		EV_WFILE2, EV_WFILE1, EV_WFILE2_EPERM,
 	};
+	static const struct want_event want_x32[] = { EV_WFILE2_X32 };
 
-	watch_case(AUDIT_WATCH, "wfile", AUDIT_PERM_ATTR, want,
-		   ARRAY_SIZE(want));
+	if (xbit)
+		watch_case(AUDIT_WATCH, "wfile", AUDIT_PERM_ATTR, want_x32, 1);
+	else
+		watch_case(AUDIT_WATCH, "wfile", AUDIT_PERM_ATTR, want,
+			   ARRAY_SIZE(want));
 }
 
 /* auditctl -w WORK/wfile -p wa (the CIS/STIG rules' form) */
@@ -491,9 +541,15 @@ static void watch_file_perm_wa_logs_fchmodat2(void)
 	static const struct want_event want[] = {
 		EV_WFILE2, EV_WFILE1, EV_WFILE2_EPERM,
 	};
+	static const struct want_event want_x32[] = { EV_WFILE2_X32 };
 
-	watch_case(AUDIT_WATCH, "wfile", AUDIT_PERM_WRITE | AUDIT_PERM_ATTR,
-		   want, ARRAY_SIZE(want));
+	if (xbit)
+		watch_case(AUDIT_WATCH, "wfile",
+			   AUDIT_PERM_WRITE | AUDIT_PERM_ATTR, want_x32, 1);
+	else
+		watch_case(AUDIT_WATCH, "wfile",
+			   AUDIT_PERM_WRITE | AUDIT_PERM_ATTR, want,
+			   ARRAY_SIZE(want));
 }
 
 /* auditctl -w WORK/wfile -p w: neither call is in the write class */
@@ -506,8 +562,9 @@ static void watch_file_perm_w_logs_neither(void)
 static void watch_dir_perm_a_logs_fchmodat2(void)
 {
 	static const struct want_event want[] = { EV_DFILE2 };
+	static const struct want_event want_x32[] = { EV_DFILE2_X32 };
 
-	watch_case(AUDIT_DIR, "wdir", AUDIT_PERM_ATTR, want, ARRAY_SIZE(want));
+	watch_case(AUDIT_DIR, "wdir", AUDIT_PERM_ATTR, xbit ? want_x32 : want, 1);
 }
 
 /* auditctl -a always,exit -F arch=ARCH -S all -F perm=a: every call */
@@ -516,8 +573,14 @@ static void rule_perm_a_logs_fchmodat2(void)
 	static const struct want_event want[] = {
 		EV_WFILE2, EV_WFILE1, EV_OFILE2, EV_WFILE2_EPERM, EV_DFILE2,
 	};
+	static const struct want_event want_x32[] = {
+		EV_WFILE2_X32, EV_DFILE2_X32,
+	};
 
-	watch_case(0, NULL, AUDIT_PERM_ATTR, want, ARRAY_SIZE(want));
+	if (xbit)
+		watch_case(0, NULL, AUDIT_PERM_ATTR, want_x32, 2);
+	else
+		watch_case(0, NULL, AUDIT_PERM_ATTR, want, ARRAY_SIZE(want));
 }
 
 /* No fchmodat2 (ENOSYS): a "perm=a" rule logs fchmodat, not 452. */
@@ -591,10 +654,20 @@ int main(int argc, char **argv)
 	};
 	int nomod = 0, i;
 
-	/* "nomod", after the options gk_root_begin() reads */
-	for (i = 1; i < argc; i++)
+	/* "nomod" or "x32", after the options gk_root_begin() reads */
+	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "nomod"))
 			nomod = 1;
+		if (!strcmp(argv[i], "x32")) {
+#if defined(__x86_64__) && !defined(__ILP32__)
+			xbit = 0x40000000;
+#else
+			fprintf(stderr, "%s: x32 is for the x86_64 program\n",
+				argv[0]);
+			return 2;
+#endif
+		}
+	}
 	wfd = gk_root_begin(argc, argv, nomod ? ARRAY_SIZE(nomod_cases) :
 			    ARRAY_SIZE(cases), "audit", work, sizeof(work));
 	if (nomod)
