@@ -169,6 +169,55 @@ echo "# other users of the hooked places: kprobes, BPF, a second direct call"
 . ./tracers.sh
 tracers_module
 
+# CPU hotplug (issue 23 #4): load with a CPU offline, serve on each CPU,
+# a calling loop while a CPU goes off and on line, a stranger parked in
+# system call entry while a CPU goes off and on line (as rmmod runs, and
+# after), and an unload with a CPU offline.
+echo "# CPU hotplug"
+cpu_=/sys/devices/system/cpu/cpu1/online
+if [ ! -w "$cpu_" ]; then
+	steps=$((steps + 1))
+	echo "ok $steps harness: CPU hotplug # SKIP cpu1 cannot go offline here (no $cpu_; $(nproc) CPUs)"
+else
+	echo 0 >"$cpu_" && insmod ./fchmodat2.ko && echo 1 >"$cpu_"
+	step $? "insmod with cpu1 offline, then cpu1 online again"
+	: >/tmp/hp.f
+	for c_ in 0 1; do
+		chmod 0644 /tmp/hp.f
+		taskset -c "$c_" ./f2call /tmp/hp.f 60"$c_" >/tmp/out &&
+			[ "$(stat -c %a /tmp/hp.f)" = 60"$c_" ]
+		step $? "452 served on cpu$c_: $(cat /tmp/out)"
+	done
+	./unload_test loop /tmp &
+	loop=$!
+	hp_=0
+	for i in 1 2 3; do
+		sleep 0.3 && echo 0 >"$cpu_" && sleep 0.3 && echo 1 >"$cpu_" &&
+			hp_=$((hp_ + 1))
+	done
+	kill -TERM "$loop" 2>/dev/null
+	wait "$loop"
+	step $? "a calling loop was served while cpu1 went off and on line 3 times ($hp_ done)"
+	[ "$hp_" = 3 ]
+	step $? "cpu1 went off and on line 3 times under the loop"
+	# from the case's start (its rmmod begins within milliseconds, and
+	# takes a fraction of a second), and again while the stranger stays
+	# held (8 s)
+	(echo 0 >"$cpu_" && sleep 1 && echo 1 >"$cpu_" && sleep 2 &&
+		echo 0 >"$cpu_" && sleep 1 && echo 1 >"$cpu_") &
+	hot=$!
+	echo "# a stranger held in system call entry; cpu1 goes off and on line twice meanwhile"
+	run ./unload_test getpid /tmp
+	wait "$hot"
+	step $? "cpu1 went off and on line as the rmmod ran and while the stranger was held"
+	insmod ./fchmodat2.ko && echo 0 >"$cpu_" && rmmod fchmodat2 &&
+		echo 1 >"$cpu_"
+	step $? "insmod, then rmmod with cpu1 offline, then cpu1 online again"
+	./f2call /tmp/hp.f 600 >/tmp/out
+	grep -q ENOSYS /tmp/out && [ "$(stat -c %a /tmp/hp.f)" = 601 ]
+	step $? "452 is ENOSYS after that unload: $(cat /tmp/out)"
+fi
+
 echo "# five load/unload cycles while a task calls 452 in a loop"
 ./unload_test loop /tmp &
 loop=$!
