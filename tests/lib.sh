@@ -115,17 +115,32 @@ f2_version() {
 	sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$top/dkms.conf"
 }
 
-# f2_build_debs DIR: the Debian packages, built as the README tells users
-# (dpkg-buildpackage -b -us -uc) in a copy of what git tracks (and new
-# files it does not ignore), without the build tree: DIR/src, the .debs in
-# DIR. Output: dpkg-buildpackage's.
+# f2_build_debs DIR [VERSION]: the Debian packages, built as the README
+# tells users (dpkg-buildpackage -b -us -uc) in a copy of what git tracks
+# (and new files it does not ignore), without the build tree: DIR/src, the
+# .debs in DIR. With VERSION, the copy is released as that version first
+# (dkms.conf and a debian/changelog entry): the next version of the same
+# tree, for the package upgrade of tests/realsys. Output:
+# dpkg-buildpackage's.
 f2_build_debs() {
-	local dir=$1
+	local dir=$1 next=${2:-} who
 
 	rm -rf "$dir"
 	mkdir -p "$dir/src"
 	(cd "$top" && git ls-files -co --exclude-standard | tar -cf - -T -) |
 		tar -xf - -C "$dir/src" || return 1
+	if [ -n "$next" ]; then
+		sed -i "s/^PACKAGE_VERSION=\".*\"\$/PACKAGE_VERSION=\"$next\"/" \
+			"$dir/src/dkms.conf" || return 1
+		who=$(sed -n 's/^ -- \(.*>\)  .*/\1/p' "$dir/src/debian/changelog" | head -n 1)
+		{
+			printf 'fchmodat2-backport (%s) unstable; urgency=medium\n\n' "$next"
+			printf '  * The same tree as %s, released again to test upgrades.\n\n' "$(f2_version)"
+			printf ' -- %s  %s\n\n' "$who" "$(date -R)"
+			cat "$dir/src/debian/changelog"
+		} >"$dir/changelog" && mv "$dir/changelog" "$dir/src/debian/changelog" ||
+			return 1
+	fi
 	(cd "$dir/src" && dpkg-buildpackage -b -us -uc)
 }
 

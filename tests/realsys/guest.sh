@@ -7,14 +7,19 @@
 #
 #   boot 1: no fchmodat2; Debian 13's chmod -R cannot work without /proc;
 #           apt installs the packages the tree built; DKMS builds and
-#           signs the module for the running kernel; fchmodat2ctl loads
-#           it; the suite passes; /etc/modules-load.d/fchmodat2.conf, as
-#           the README says; then systemd reboots (QEMU ends with
-#           -no-reboot, run.sh boots the disk again).
-#   boot 2: systemd loaded the module at boot; fchmodat2ctl says served;
+#           signs the module for the running kernel; the package's
+#           fchmodat2.service loads it at once; the suite passes; then
+#           systemd reboots (QEMU ends with -no-reboot, run.sh boots the
+#           disk again).
+#   boot 2: fchmodat2.service loaded the module at boot; fchmodat2ctl
+#           says served;
 #           Debian 13's chmod -R without /proc changes every file; a
 #           second kernel package (the cloud flavour) gets the module
 #           from DKMS's kernel hook; unload; apt remove leaves nothing.
+#           With F2_FULL=1 (make check-full), instead of the removal: the
+#           package's next version (debs-next/) installed while the module
+#           serves; then
+#   boot 3: the new version loaded at boot; unload; apt remove.
 #
 # TAP on the console (ttyS0); the kernel log and "F2-STATUS <rc>" on the
 # status channel (ttyS1), as tests/vm/init does.
@@ -97,19 +102,20 @@ boot1() {
 	[ -n "$key" ] && [ "$sig" = "$key" ]
 	step $? "the module is signed with the key DKMS created (/var/lib/dkms/mok.pub)"
 
+	# the package's unit loaded it at install, with no manual step
+	[ -d /sys/module/fchmodat2 ] && f2_probe | grep -q available
+	step $? "452 works right after apt-get install: $(f2_probe)"
+	systemctl is-enabled -q fchmodat2.service &&
+		systemctl is-active -q fchmodat2.service
+	step $? "fchmodat2.service is enabled and active"
 	quiet fchmodat2ctl load
-	step $? "fchmodat2ctl load"
+	step $? "fchmodat2ctl load (the module is already loaded: nothing to do)"
 	status_json
 	[ "$st_rc" = 0 ] && echo "$json" | grep -q '"state": *"module"' &&
 		echo "$json" | grep -q '"signed": *true'
 	step $? "fchmodat2ctl status --json: served by the module (exit 0), installed module signed"
 	run "$GK_BIN/fchmodat2_test" -d "$tmp"
 	run "$GK_BIN/fchmodat2_test32" -d "$tmp"
-
-	# the README's "Load at boot"
-	echo fchmodat2 >/etc/modules-load.d/fchmodat2.conf &&
-		[ "$(cat /etc/modules-load.d/fchmodat2.conf)" = fchmodat2 ]
-	step $? "echo fchmodat2 > /etc/modules-load.d/fchmodat2.conf"
 }
 
 boot2() {
@@ -117,13 +123,12 @@ boot2() {
 	system_checks
 	[ -d /sys/module/fchmodat2 ]
 	step $? "the module is loaded after the reboot"
-	# by its syslog identifier: journald cannot always tell the unit of
-	# a process that has exited by the time it reads its message
-	jr=$(journalctl -b -t systemd-modules-load --no-pager -o cat)
+	jr=$(journalctl -b -u fchmodat2.service --no-pager -o cat)
 	echo "$jr" | sed 's/^/#   /'
-	echo "$jr" | grep -q "Inserted module 'fchmodat2'" &&
-		[ "$(systemctl show -P Result systemd-modules-load.service)" = success ]
-	step $? "systemd-modules-load inserted it at boot, and succeeded"
+	echo "$jr" | grep -q "fchmodat2: module loaded (version $ver)" &&
+		[ "$(systemctl show -P Result fchmodat2.service)" = success ] &&
+		systemctl is-active -q fchmodat2.service
+	step $? "fchmodat2.service loaded it at boot, and succeeded"
 	status_json
 	[ "$st_rc" = 0 ] && echo "$json" | grep -q '"state": *"module"'
 	step $? "fchmodat2ctl status --json: served by the module (exit 0)"
@@ -143,6 +148,63 @@ boot2() {
 	case $vm in "$cloud "*) true ;; *) false ;; esac
 	step $? "$ko is built for $cloud (vermagic $vm)"
 
+	if [ -f "$F2/NEXT" ]; then
+		upgrade
+	else
+		remove_all
+	fi
+}
+
+# make check-full: the package's next version installed over this one
+# while the module is loaded and serving; the module stays, DKMS builds
+# the new one, the next boot loads it
+upgrade() {
+	local next n bad ds
+	next=$(cat "$F2/NEXT")
+	echo "# ===== package upgrade $ver -> $next while the module serves"
+	rm -f "$tmp/stop"
+	(while [ ! -e "$tmp/stop" ]; do f2_probe; sleep 0.05; done) >"$tmp/calls" &
+	caller=$!
+	quiet env DEBIAN_FRONTEND=noninteractive apt-get install -y \
+		"$F2"/debs-next/*.deb
+	step $? "apt-get install of version $next over $ver"
+	touch "$tmp/stop"
+	wait "$caller"
+	n=$(grep -c 'available' "$tmp/calls") bad=$(grep -vc 'available' "$tmp/calls")
+	[ "$n" -gt 0 ] && [ "$bad" = 0 ]
+	step $? "452 was served all through the upgrade ($n calls; $bad not served)"
+	[ "$(cat /sys/module/fchmodat2/version)" = "$ver" ]
+	step $? "the running module is still version $ver: it stays until the next boot"
+	systemctl is-enabled -q fchmodat2.service &&
+		systemctl is-active -q fchmodat2.service
+	step $? "fchmodat2.service is still enabled and active"
+	ds=$(dkms status fchmodat2 2>&1)
+	echo "# dkms status: $ds"
+	echo "$ds" | grep -qx "fchmodat2/$next, $krel, x86_64: installed" &&
+		! echo "$ds" | grep -q "^fchmodat2/$ver,"
+	step $? "DKMS built and installed fchmodat2/$next for $krel; $ver is gone"
+	[ "$(modinfo -F version fchmodat2 2>/dev/null)" = "$next" ]
+	step $? "modprobe now finds version $next ($(modinfo -n fchmodat2 2>/dev/null))"
+}
+
+boot3() {
+	local next
+	next=$(cat "$F2/NEXT")
+	echo "# ===== boot 3: the upgraded package's module, loaded at boot"
+	system_checks
+	[ "$(cat /sys/module/fchmodat2/version 2>/dev/null)" = "$next" ]
+	step $? "the module loaded at boot is version $next"
+	journalctl -b -u fchmodat2.service --no-pager -o cat | sed 's/^/#   /'
+	journalctl -b -u fchmodat2.service --no-pager -o cat |
+		grep -q "fchmodat2: module loaded (version $next)"
+	step $? "fchmodat2.service loaded version $next at boot"
+	run "$GK_BIN/fchmodat2_test" -d "$tmp"
+	ver=$next
+	remove_all
+}
+
+# unload, then remove every package: nothing stays
+remove_all() {
 	quiet fchmodat2ctl unload
 	step $? "fchmodat2ctl unload"
 	f2_probe | grep -q ENOSYS
@@ -160,21 +222,23 @@ boot2() {
 		/usr/sbin/fchmodat2ctl 2>/dev/null)
 	[ -z "$left" ]
 	step $? "no module under /lib/modules, no sources, no DKMS state, no tool left${left:+: $left}"
-	rm /etc/modules-load.d/fchmodat2.conf
-	step $? "rm /etc/modules-load.d/fchmodat2.conf (the administrator's file)"
+	! systemctl cat fchmodat2.service >/dev/null 2>&1 &&
+		[ ! -e /etc/systemd/system/sysinit.target.wants/fchmodat2.service ]
+	step $? "fchmodat2.service is gone, enabled nowhere"
 }
 
 case $phase in
 1) boot1 ;;
 2) boot2 ;;
+3) boot3 ;;
 *) step 1 "unknown phase $phase" ;;
 esac
 kernel_log_checks
 rc=0
 finish || rc=1
 rm -rf "$tmp"
-if [ "$phase" = 1 ] && [ "$rc" = 0 ]; then
-	echo 2 >"$state/phase"
+if [ "$rc" = 0 ] && { [ "$phase" = 1 ] || { [ "$phase" = 2 ] && [ -f "$F2/NEXT" ]; }; }; then
+	echo $((phase + 1)) >"$state/phase"
 	next=reboot
 else
 	echo "done" >"$state/phase"

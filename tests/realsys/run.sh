@@ -3,13 +3,15 @@
 #
 # run.sh: the user's whole path on a real Debian 12 system (systemd, apt,
 # DKMS), tests/realsys/guest.sh in the image of mkimage.sh, booted twice
-# from the same disk on two parallel vCPUs (tests/vm/run.sh). Builds the
+# (three times with F2_FULL=1: a package upgrade) from the same disk on
+# two parallel vCPUs (tests/vm/run.sh). Builds the
 # Debian packages from the tree (dpkg-buildpackage, as package.sh) and
 # puts them, the test programs and Debian 13's chmod on a second drive.
 #
 # Prints both boots' TAP lines and verdicts, then
 # "F2-ROW|realsys|kernel|pass|fail|skip|verdict"; exits non-zero on any
-# failure. Artifacts in build/realsys/: console-1.log, console-2.log.
+# failure. Artifacts in build/realsys/: console-1.log, console-2.log (and
+# console-3.log).
 set -uo pipefail
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/../lib.sh"
@@ -37,6 +39,22 @@ cp "$out/pkg/fchmodat2-dkms_${ver}_all.deb" \
 	"$out/pkg/fchmodat2ctl_${ver}_amd64.deb" \
 	"$out/pkg/libfchmodat2-0_${ver}_amd64.deb" "$out/f2/debs/" ||
 	die "dpkg-buildpackage made no .debs"
+# make check-full (F2_FULL=1): the next version of the same tree, for a
+# package upgrade while the module is loaded and serving (boot 2), and a
+# third boot that must load the new version
+boots="1 2"
+if [ -n "${F2_FULL:-}" ]; then
+	next=$ver.1
+	mkdir -p "$out/f2/debs-next"
+	f2_build_debs "$out/pkg-next" "$next" >"$out/pkg-next.log" 2>&1 &&
+		cp "$out/pkg-next/fchmodat2-dkms_${next}_all.deb" \
+			"$out/pkg-next/fchmodat2ctl_${next}_amd64.deb" \
+			"$out/pkg-next/libfchmodat2-0_${next}_amd64.deb" \
+			"$out/f2/debs-next/" ||
+		die "dpkg-buildpackage of version $next failed: $out/pkg-next.log"
+	echo "$next" >"$out/f2/NEXT"
+	boots="1 2 3"
+fi
 # the test programs (static), and Debian 13's loader, glibc and chmod
 flags=(-O2 -Wall -Wextra -Werror -static)
 m32=(-m32 -isystem "/usr/include/$(gcc -print-multiarch)")
@@ -62,7 +80,7 @@ mke2fs -q -t ext4 -L F2 -d "$out/f2" "$out/f2.img" || die "cannot make the F2 dr
 cp --sparse=always "$ROOTFS" "$out/rootfs.img" || die "cannot copy $ROOTFS"
 
 status=0 p=0 f=0 s=0 verdict=''
-for boot in 1 2; do
+for boot in $boots; do
 	echo "# == realsys: boot $boot of Debian 12 ($krel, systemd)"
 	# -I: a DKMS build under emulation prints nothing for minutes
 	"$top/tests/vm/run.sh" -k "$VMLINUZ" -i "$INITRD" -m 1536 -t 1800 -I 900 \
