@@ -148,13 +148,7 @@ hook=syscall_trace_enter*
 [ "$(uname -m)" = aarch64 ] && hook=sys_ni_syscall
 insmod ./f2_hog.ko ipmodify=1 func="$hook"
 step $? "insmod f2_hog.ko ipmodify=1 func=$hook (an IP-modifying ftrace user)"
-dmesg -c >/dev/null
-./modload ./fchmodat2.ko
-[ $? = 1 ] && [ -r /proc/modules ] && ! grep -q '^fchmodat2 ' /proc/modules
-step $? "fchmodat2.ko refuses to load next to an IP-modifying ftrace user"
-dmesg | grep 'fchmodat2: ' | grep -v 'taint' >/tmp/refusal
-grep -q 'already owned by another ftrace user' /tmp/refusal && [ "$(wc -l </tmp/refusal)" = 1 ]
-step $? "the refusal is one clear log line: $(cat /tmp/refusal)"
+refused_next_to "an IP-modifying ftrace user"
 rmmod f2_hog
 insmod ./f2_hog.ko ipmodify=0 func="$hook" && insmod ./fchmodat2.ko
 step $? "fchmodat2.ko loads next to a non-IP-modifying ftrace user"

@@ -217,14 +217,7 @@ tracers_module() {
 	for k_ in $tr_bpf; do
 		bpf_start hook "$k_" "$tr_hook"
 		step $? "$a_: a BPF $k_ program on $tr_hook attaches $(grep attach /tmp/bpf.hook)"
-		dmesg -c >/dev/null
-		./modload ./fchmodat2.ko
-		[ $? = 1 ] && ! grep -q '^fchmodat2 ' /proc/modules
-		step $? "$a_: fchmodat2.ko refuses to load next to BPF $k_ on $tr_hook"
-		dmesg | grep 'fchmodat2: ' | grep -v 'taint' >/tmp/refusal
-		grep -q 'already owned by another ftrace user' /tmp/refusal &&
-			[ "$(wc -l </tmp/refusal)" = 1 ]
-		step $? "$a_: the refusal is one clear log line: $(cat /tmp/refusal)"
+		refused_next_to "BPF $k_ on $tr_hook ($a_)"
 		./f2call -seccomp /tmp/tr.f 600 >/dev/null
 		bpf_stop hook && [ "$bpf_runs" -gt 0 ]
 		step $? "$a_: the BPF $k_ program ran all along ($bpf_runs runs) and detaches"
@@ -301,14 +294,7 @@ tracers_module() {
 	./f2call -seccomp /tmp/tr.f 600 >/dev/null
 	[ "$(cat /sys/module/f2_direct/parameters/f2_direct_hits)" -gt 0 ]
 	step $? "the second direct call runs ($(cat /sys/module/f2_direct/parameters/f2_direct_hits) hits)"
-	dmesg -c >/dev/null
-	./modload ./fchmodat2.ko
-	[ $? = 1 ] && ! grep -q '^fchmodat2 ' /proc/modules
-	step $? "fchmodat2.ko refuses to load next to another direct call"
-	dmesg | grep 'fchmodat2: ' | grep -v 'taint' >/tmp/refusal
-	grep -q 'already owned by another ftrace user' /tmp/refusal &&
-		[ "$(wc -l </tmp/refusal)" = 1 ]
-	step $? "the refusal is one clear log line: $(cat /tmp/refusal)"
+	refused_next_to "another direct call"
 	rmmod f2_direct && insmod ./fchmodat2.ko
 	step $? "rmmod f2_direct, insmod fchmodat2.ko"
 	dmesg -c >/dev/null
