@@ -31,14 +31,8 @@ if x86_only f2call "x32 off, natively"; then
 fi
 
 if [ -f fchmodat2.ko ]; then
-	dmesg -c >/dev/null
-	./modload ./fchmodat2.ko
-	[ $? = 1 ] && [ -r /proc/modules ] && ! grep -q '^fchmodat2 ' /proc/modules
-	step $? "without takeover=1 the module refuses to load next to the native fchmodat2"
-	dmesg | grep 'fchmodat2: ' | grep -v 'taint' >/tmp/refusal
-	grep -q 'already implements fchmodat2' /tmp/refusal &&
-		[ "$(wc -l </tmp/refusal)" = 1 ]
-	step $? "the refusal is one clear log line: $(cat /tmp/refusal)"
+	refused_next_to "the native fchmodat2 (without takeover=1)" \
+		'already implements fchmodat2'
 
 	./modload ./fchmodat2.ko takeover=1
 	result load $? "with takeover=1 the module loads and serves 452"
