@@ -9,7 +9,7 @@
  * print "attach: errno N, its text (the verifier's log)" and exit 1, so that the
  * caller can tell "refused" from "broken". No libbpf: the raw bpf()
  * system call, a two-instruction program (return 0), a BTF walk, so that
- * it builds static in each guest's own userland.
+ * it builds static with nothing but the C library and the UAPI headers.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -176,6 +176,7 @@ int main(int argc, char **argv)
 	sigemptyset(&term);
 	sigaddset(&term, SIGTERM);
 	sigprocmask(SIG_BLOCK, &term, &old);
+	sigdelset(&old, SIGTERM);	/* sigsuspend() below lets it in */
 	signal(SIGTERM, on_term);
 	ready = open(argv[3], O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (ready < 0) {

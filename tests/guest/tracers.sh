@@ -148,6 +148,8 @@ bpf_start() {
 		n_=$((n_ + 1))
 	done
 	[ -e "/tmp/bpf.$1.ready" ] && return 0
+	# not attached in 10 s: it must not stay behind, attached later
+	kill -TERM "$(eval echo "\$bpf_pid_$1")" 2>/dev/null
 	wait "$(eval echo "\$bpf_pid_$1")"
 	return 1
 }
@@ -225,9 +227,11 @@ tracers_module() {
 	insmod ./fchmodat2.ko
 	step $? "$a_: insmod fchmodat2.ko under the kprobes and BPF on notify_change"
 	tr_calls "$a_" 1
+	# (its runs count every notify_change on the machine; that 452's
+	# calls reach it is the comm-filtered kretprobe's check above)
 	if [ -n "$tr_bpf_notify" ]; then
-		bpf_stop notify && [ "$bpf_runs" -ge 4 ]
-		step $? "$a_: the BPF program on notify_change saw the two 452 calls and two chmods ($bpf_runs runs)"
+		bpf_stop notify && [ "$bpf_runs" -gt 0 ]
+		step $? "$a_: the BPF program on notify_change stayed attached and ran while the module loaded and served ($bpf_runs runs)"
 	fi
 	tr_probes_off "$a_"
 
@@ -302,6 +306,8 @@ tracers_module() {
 		! grep -q '^f2_direct ' /proc/modules &&
 		dmesg | grep -q 'f2_direct: register_ftrace_direct: -16'
 	step $? "a second direct call is refused next to the module: $(dmesg | grep f2_direct)"
+	# (had it loaded, it must not stay for what follows)
+	grep -q '^f2_direct ' /proc/modules && rmmod f2_direct
 	./f2call /tmp/tr.f 640 >/tmp/tr.out1 && [ "$(stat -c %a /tmp/tr.f)" = 640 ]
 	step $? "452 is still served: $(cat /tmp/tr.out1)"
 	rmmod fchmodat2

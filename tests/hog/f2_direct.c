@@ -13,6 +13,11 @@
 #include <asm/linkage.h>
 #include "f2_direct.h"
 
+/* the trampoline's landing pad under IBT (5.18+; none before) */
+#ifndef ASM_ENDBR
+#define ASM_ENDBR ""
+#endif
+
 static unsigned long addr;
 module_param(addr, ulong, 0444);
 MODULE_PARM_DESC(addr, "the function's address (/proc/kallsyms)");
@@ -25,6 +30,7 @@ asm(
 "	.type f2_direct_tramp, @function\n"
 "	.globl f2_direct_tramp\n"
 "f2_direct_tramp:\n"
+	ASM_ENDBR
 "	lock incq f2_direct_hits(%rip)\n"
 	ASM_RET
 "	.size f2_direct_tramp, .-f2_direct_tramp\n"
