@@ -3,7 +3,8 @@
 #
 # The stress lane, inside the VM guest (busybox), with the module and the
 # static programs in /f2 and the counts in /f2/stress.conf (TOGGLES,
-# CYCLES, ROUNDS). On parallel vCPUs, while four threads make system calls:
+# CYCLES, ROUNDS; PARKED, the unload_test cases of step 3). On parallel
+# vCPUs, while four threads make system calls:
 #   1. the stock kernel's sys_enter tracepoint toggled TOGGLES times (does
 #      the emulator run code that another CPU patches correctly?);
 #   2. CYCLES load/unload cycles of the module; then 10 s with the module
@@ -42,13 +43,13 @@ run ./stress loaded 10 /tmp
 rmmod fchmodat2
 step $? "rmmod"
 
-echo "# 3. $ROUNDS rounds of rmmod while a call is parked, under load"
+echo "# 3. $ROUNDS rounds of rmmod while a call is parked, under load: $PARKED"
 ./stress calls /tmp &
 calls=$!
 r=0
 while [ "$r" -lt "$ROUNDS" ]; do
 	r=$((r + 1))
-	for c in uffd ptrace getpid notif sysemu; do
+	for c in $PARKED; do
 		insmod ./fchmodat2.ko
 		step $? "round $r: insmod"
 		run ./unload_test "$c" /tmp
