@@ -15,7 +15,7 @@
 # refusal, a regular file, invalid flags, the 32-bit test program, unload,
 # a clean kernel log). An ABI the index lists but the mirror does not
 # serve (404), or whose packages no longer match (an older linux-kbuild),
-# is a row that says so.
+# is named in one line under the table.
 #
 # Prints a table (kernel, build, load, smoke, unload, console), writes it
 # to build/sweep/table.md and between the sweep markers of README.md's
@@ -33,7 +33,7 @@ read -r -a series_list <<<"${F2_SWEEP_SERIES:-${series_all[*]}}"
 cache=$f2_cache/sweep
 out=$B/sweep
 mkdir -p "$cache" "$out"
-rows=()
+rows=() missing=()
 status=0
 row() { # row KERNEL BUILD LOAD SMOKE UNLOAD CONSOLE
 	rows+=("$(printf '| %s | %s | %s | %s | %s | %s |' "$@")")
@@ -55,7 +55,8 @@ for s in "${series_list[@]}"; do
 		if ! env=$(F2_ABI=$abi "$top/tests/vm/fetch-kernel.sh" "$s" "$cache" \
 			2>"$k/fetch.log" | tail -n 1) || [ ! -r "$env" ]; then
 			if grep -Eq " 404 |^E: Version '[^']*' for '[^']*' was not found" "$k/fetch.log"; then
-				row "$abi ($s)" "-" "-" "not on the mirror (404, or its linux-kbuild is gone)" "-" "-"
+				printf '%-30s not on the mirror (404, or its linux-kbuild is gone)\n' "$abi ($s)"
+				missing+=("$abi ($s)")
 			else
 				row "$abi ($s)" "FETCH-FAIL" "-" "-" "-" "-"
 				status=1
@@ -104,6 +105,11 @@ when=$(date -u +%Y-%m-%d)
 	echo "| kernel | build | load | smoke | unload | console |"
 	echo "|---|---|---|---|---|---|"
 	printf '%s\n' "${rows[@]}"
+	if [ "${#missing[@]}" -gt 0 ]; then
+		echo
+		printf 'Listed in the mirror'"'"'s indexes but not served (404, or its linux-kbuild is gone), so not tested: %s.\n' \
+			"$(printf '%s, ' "${missing[@]}" | sed 's/, $//')"
+	fi
 } >"$out/table.md"
 # README.md: between the markers, when the whole sweep ran
 if [ -z "${F2_SWEEP_SERIES:-}" ]; then
