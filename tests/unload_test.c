@@ -16,6 +16,9 @@
  *                            a userfaultfd page that is not there yet)
  *   unload_test forced DIR   the same, and rmmod -f (O_TRUNC)
  *   unload_test killed DIR   a process whose 452 sleeps there, SIGKILLed
+ *   unload_test frozen DIR   a process whose 452 waits on DIR's frozen
+ *                            filesystem (FIFREEZE: DIR is a mount of a
+ *                            filesystem that can freeze), then SIGSTOPped
  *   unload_test CASE DIR HOLD   ...holding the stranger HOLD seconds (8)
  *   unload_test loop DIR     call 452 until SIGTERM, alternating modes: 0 and
  *                            the new mode, or ENOSYS and the old one; exit
@@ -47,6 +50,7 @@
 #include <linux/seccomp.h>
 #include <linux/userfaultfd.h>
 #include <sys/ioctl.h>
+#include <linux/fs.h>	/* FIFREEZE, FITHAW */
 #include <sys/mman.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
@@ -63,6 +67,9 @@
 
 static int test_no, failed;
 static char file[4096];
+/* the case's DIR; the directory whose filesystem is frozen, or -1 */
+static const char *test_dir;
+static int frozen_fd = -1;
 
 /*
  * How long a stranger is held (third argument; 8 s unless given): longer
@@ -786,6 +793,69 @@ static void test_killed(void)
 	check_enosys_after();
 }
 
+/*
+ * A process's 452 waits on a frozen filesystem (FIFREEZE: in
+ * mnt_want_write(), uninterruptible), and gets SIGSTOP there: rmmod is
+ * refused while the call waits; once the filesystem is thawed the call
+ * completes, the process stops on its way out, and rmmod succeeds while
+ * it stays stopped (the call has returned: it holds nothing); SIGCONT,
+ * and the process sees 0. The freeze lasts a few seconds, far below the
+ * hung-task limit; the filesystem is thawed on every path.
+ */
+static void test_frozen(void)
+{
+	int before = mode_of(file), status = 0, dfd, frozen, refs, err, n;
+	char st = '?', state[32] = "";
+	pid_t child;
+
+	dfd = open(test_dir, O_RDONLY | O_DIRECTORY);
+	frozen = dfd >= 0 && ioctl(dfd, FIFREEZE, 0) == 0;
+	if (frozen)
+		frozen_fd = dfd;
+	result(frozen, "the filesystem of the test directory is frozen (FIFREEZE)");
+	if (!frozen) {
+		diag("FIFREEZE: %s%ld", strerror(errno), 0);
+		return;
+	}
+	child = fork();
+	if (child == 0) {
+		long ret = syscall(__NR_fchmodat2, AT_FDCWD, file, 0604, 0);
+
+		_exit(ret == 0 ? 0 : ret == -1 ? 100 + errno % 100 : 99);
+	}
+	/* asleep in the call: D, uninterruptible, waiting for the thaw */
+	for (n = 0; n < 500 && (st = proc_state(child)) != 'D'; n++)
+		usleep(10000);
+	result(child > 0 && st == 'D',
+	       "a child's fchmodat2 waits on the frozen filesystem (state D)");
+	refs = module_refs();
+	result(refs >= 1, "the call holds a reference to the module (/proc/modules)");
+	kill(child, SIGSTOP);
+	usleep(200000);
+	errno = 0;
+	err = syscall(SYS_delete_module, "fchmodat2", O_NONBLOCK) ? errno : 0;
+	result(err == EWOULDBLOCK && proc_state(child) == 'D' &&
+	       module_state(state, sizeof(state)) == 0 && !strcmp(state, "live"),
+	       "SIGSTOP sent, the call still waits: rmmod is refused, in use (EWOULDBLOCK)");
+	if (err != EWOULDBLOCK)
+		diag("delete_module: %s%ld", strerror(err), 0);
+	result(ioctl(dfd, FITHAW, 0) == 0, "the filesystem is thawed (FITHAW)");
+	frozen_fd = -1;
+	close(dfd);
+	result(waitpid(child, &status, WUNTRACED) == child && WIFSTOPPED(status),
+	       "the call completes and the child stops on its way out");
+	result(mode_of(file) == (S_IFREG | 0604) && before != (S_IFREG | 0604),
+	       "the mode is 0604");
+	check_rmmod_returns(start_rmmod(0), "the stopped child's call has returned");
+	kill(child, SIGCONT);
+	result(waitpid(child, &status, 0) == child && WIFEXITED(status) &&
+	       WEXITSTATUS(status) == 0,
+	       "SIGCONT: the child's fchmodat2 returned 0");
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		diag("child status %s%lx", "", (long)status);
+	check_enosys_after();
+}
+
 static void test_ptrace(void)
 {
 	test_entry_stop(__NR_fchmodat2);
@@ -868,6 +938,9 @@ static void on_alarm(int sig)
 	static const char msg[] = "not ok - unload_test missed its deadline\n";
 
 	(void)sig;
+	/* never leave the filesystem frozen (everything on it would hang) */
+	if (frozen_fd >= 0)
+		ioctl(frozen_fd, FITHAW, 0);
 	if (write(1, msg, sizeof(msg) - 1) < 0)
 		_exit(2);
 	_exit(1);
@@ -886,6 +959,7 @@ static const struct {
 	{ "uffd", test_inuse, 7 },
 	{ "forced", test_forced, 10 },
 	{ "killed", test_killed, 8 },
+	{ "frozen", test_frozen, 11 },
 };
 
 int main(int argc, char **argv)
@@ -896,10 +970,11 @@ int main(int argc, char **argv)
 	if (argc == 4)
 		HOLD_S = atoi(argv[3]);
 	if ((argc != 3 && argc != 4) || HOLD_S <= UNLOAD_MAX_S) {
-		fprintf(stderr, "usage: %s ptrace|getpid|seccomp|notif|sysemu|uffd|forced|killed|loop DIR [HOLD > %d]\n",
+		fprintf(stderr, "usage: %s ptrace|getpid|seccomp|notif|sysemu|uffd|forced|killed|frozen|loop DIR [HOLD > %d]\n",
 			argv[0], UNLOAD_MAX_S);
 		return 2;
 	}
+	test_dir = argv[2];
 	snprintf(file, sizeof(file), "%s/unload.%d", argv[2], (int)getpid());
 	fd = open(file, O_CREAT | O_WRONLY, 0600);
 	if (fd < 0) {

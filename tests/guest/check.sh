@@ -136,6 +136,18 @@ for c in uffd killed; do
 	insmod ./fchmodat2.ko
 	step $? "insmod again"
 done
+# a 452 waiting on a frozen filesystem (FIFREEZE), stopped by SIGSTOP
+# there: rmmod refused; thawed, the call completes and the caller stops;
+# rmmod succeeds while it stays stopped (ext4 on a loop device)
+mkdir -p /mnt/frozen
+modprobe loop && modprobe ext4 && [ -f frozen.img ] &&
+	mount -t ext4 -o loop frozen.img /mnt/frozen
+step $? "an ext4 filesystem to freeze, on a loop device"
+run ./unload_test frozen /mnt/frozen
+umount /mnt/frozen
+step $? "the thawed filesystem unmounts"
+insmod ./fchmodat2.ko
+step $? "insmod again"
 # rmmod -f (Debian's kernels allow it) while a 452 sleeps inside: the
 # unload waits for that call alone. It taints the kernel (R, 8), which
 # the log checks below then allow.
