@@ -1,0 +1,99 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# count-cases.sh [BUILD_DIR]: what make check tested, counted honestly
+# (issue 23 #2). The "N passed" of check.sh counts TAP lines: every
+# harness step and every case once per kernel it ran on. This reads the
+# same logs and reports, per test program (or set, or lane), its distinct
+# cases (a case that ran on eleven kernels counts once; numbers in a
+# case's name, such as a measured time, are ignored), on how many rows
+# (a guest boot, or a host lane) they ran, and their results; then the
+# guest scripts' own steps apart, setup included ("insmod", "mount
+# tracefs"): a step is not a test program's case.
+#
+# A program's results are the TAP lines printed before the step that ran
+# it ("harness: ./prog ARGS", steps.sh's run); lines no such step claims
+# belong to their lane (a gatekeeper set, the package checks), under the
+# section ("# ===== ext4") they appeared in. A report, not a verdict:
+# it always exits 0.
+set -uo pipefail
+b=${1:-$(cd "$(dirname "$0")/.." && pwd)/build}
+
+logs=()
+for f in "$b"/native/*.tap "$b"/checkpatch.tap "$b"/package.tap \
+	 "$b"/vm-*/install.tap "$b"/vm-*/console.log "$b"/vm-*/x32-console.log \
+	 "$b"/vm-*/oops-console.log "$b"/stress-vm/*/console.log \
+	 "$b"/gatekeepers.tap "$b"/userspace-vm-*.log "$b"/realsys/console-*.log; do
+	[ -s "$f" ] && logs+=("$f")
+done
+[ "${#logs[@]}" -gt 0 ] || { echo "# count-cases.sh: no logs in $b"; exit 0; }
+
+awk -v b="$b/" '
+function lane_of(f) {
+	sub(b, "", f)
+	if (f ~ /^native\//) return "native (this machine)"
+	if (f ~ /^checkpatch/) return "checkpatch"
+	if (f ~ /^package/) return "package"
+	if (f ~ /install\.tap$/) return "make install"
+	if (f ~ /x32-console/) return "x32 boot"
+	if (f ~ /oops-console/) return "oops boot"
+	if (f ~ /^stress-vm\//) return "stress lane"
+	if (f ~ /^gatekeepers/) return "gatekeeper sets"
+	if (f ~ /^userspace-vm/) return "userspace lane"
+	if (f ~ /^realsys\//) return "real system"
+	return "check lane"
+}
+function norm(d) {
+	sub(/ # (SKIP|TODO).*/, "", d)
+	gsub(/[0-9]+([.,][0-9]+)*/, "N", d)
+	return d
+}
+function add(p, d,   k) {
+	k = p SUBSEP d
+	if (!(k in seen)) { seen[k]; cases[p]++ }
+	if (!((p SUBSEP row) in onrow)) { onrow[p SUBSEP row]; rows[p]++ }
+	results[p]++
+}
+# the lines a program printed, and those of its lane under their section
+function flush(p,   i) {
+	for (i = 1; i <= nb; i++)
+		add(p, (p == lane && bsec[i] != "" ? bsec[i] ": " : "") buf[i])
+	nb = 0
+}
+FNR == 1 { flush(lane); lane = lane_of(FILENAME); row = FILENAME; section = "" }
+{ sub(/\r$/, "") }
+/^# == / { flush(lane); row = FILENAME ":" $0; section = ""; next }
+/^# ===== / { section = substr($0, 9); next }
+/^(not )?ok [0-9]+ / {
+	d = $0
+	sub(/^(not )?ok [0-9]+ (- )?/, "", d)
+	if (d ~ /^harness: /) {
+		d = substr(d, 10)
+		if (d ~ /^(\.\/|\/)[^ ]+/) {	# the step that ran a program
+			split(d, w, " ")
+			p = w[1]
+			sub(/.*\//, "", p)
+			flush(p)
+			next
+		}
+		flush(lane)
+		add(lane " (its scripts'"'"' steps, setup included)", norm(d))
+		steps++
+		next
+	}
+	buf[++nb] = norm(d)
+	bsec[nb] = section
+}
+END {
+	flush(lane)
+	printf "# %-58s %6s %5s %8s\n", "program, set or lane", "cases", "rows", "results"
+	for (p in cases) {
+		printf "# %-58s %6d %5d %8d\n", p, cases[p], rows[p], results[p] | "sort"
+		all += results[p]
+		if (p ~ /steps, setup included\)$/) nsteps += cases[p]
+		else ncases += cases[p]
+	}
+	close("sort")
+	printf "# %d distinct cases of test programs and sets, and %d distinct guest-script steps (setup included); %d TAP results in all\n", ncases, nsteps, all
+}' "${logs[@]}"
+exit 0
