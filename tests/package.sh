@@ -34,18 +34,14 @@ for f in dkms.conf Kbuild $(cd "$top" && git ls-files module); do
 	grep -qx "./usr/src/fchmodat2-$ver/$f" "$dir/contents"
 	t $? "it ships /usr/src/fchmodat2-$ver/$f"
 done
-# DKMS accepts exactly the kernels the build accepts (Kbuild, compat.h),
-# per architecture; it sets $arch when it reads dkms.conf.
-for c in x86_64:5.10.0-46-amd64:yes x86_64:5.9.16:no x86_64:6.5.13:yes \
-	 x86_64:6.6.1:no x86_64:6.12.118+deb13-amd64:no x86_64:5.15.0-91-generic:yes \
-	 aarch64:5.9.16:no aarch64:5.10.0-46-arm64:yes aarch64:5.11.1:yes aarch64:6.1.0-57-arm64:yes \
-	 aarch64:6.2.16:no aarch64:6.5.0:no aarch64:6.6.1:no; do
-	IFS=: read -r a k want <<<"$c"
-	got=$(arch=$a kernelver=$k bash -c '. "$1" && [[ $2 =~ $BUILD_EXCLUSIVE_KERNEL ]] &&
-		[[ $3 =~ $BUILD_EXCLUSIVE_ARCH ]] && echo yes || echo no' sh "$top/dkms.conf" "$k" "$a")
-	[ "$got" = "$want" ]
-	t $? "dkms.conf: $a $k is $([ "$want" = yes ] || echo 'not ')built (got $got)"
-done
+# DKMS builds for every kernel it is given: no BUILD_EXCLUSIVE_* (Debian
+# 12's DKMS fails the installation of a kernel it excludes a module for),
+# F2_DKMS=1 for Kbuild's placeholder where the module is not supported
+# (shown by the check lane: the real module on every module row, the
+# placeholder on 6.12)
+! grep -q '^[^#]*BUILD_EXCLUSIVE' "$top/dkms.conf" &&
+	(set +u; . "$top/dkms.conf" && [[ ${MAKE[0]} == *" F2_DKMS=1 modules" ]])
+t $? "dkms.conf excludes no kernel and asks Kbuild for the placeholder where unsupported"
 # make dkms-src (the README's DKMS path) installs what the package ships
 make -s -C "$dir/src" DESTDIR="$dir/dkms-src" dkms-src >/dev/null 2>&1 &&
 	diff <(cd "$dir/dkms-src" && find . -type f | sort) \

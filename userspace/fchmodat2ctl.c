@@ -65,15 +65,19 @@ struct f2_loaded {
 	char refused[32];
 };
 
+/* how module/placeholder.c's description begins */
+#define F2_PLACEHOLDER "fchmodat2 placeholder: "
+
 struct f2_installed {
 	bool found;
 	bool for_this_kernel;
 	bool signed_;
 	bool loadable;
+	bool placeholder;		/* what DKMS builds where unsupported */
 	char path[512];
 	char version[64];
 	char vermagic_release[128];
-	char why_not[160];		/* when !loadable */
+	char why_not[320];		/* when !loadable */
 };
 
 struct f2_status {
@@ -235,6 +239,7 @@ static void f2_read_installed(struct f2_status *s)
 	struct kmod_list *info = NULL, *l;
 	struct kmod_module *mod;
 	const char *path;
+	char placeholder[256] = "";
 
 	memset(in, 0, sizeof(*in));
 	if (f2_lookup(&mod)) {
@@ -269,13 +274,25 @@ static void f2_read_installed(struct f2_status *s)
 			else if (!strcmp(key, "sig_id") ||
 				 !strcmp(key, "signer"))
 				in->signed_ = true;
+			else if (!strcmp(key, "description") &&
+				 !strncmp(val, F2_PLACEHOLDER, strlen(F2_PLACEHOLDER)))
+				snprintf(placeholder, sizeof(placeholder), "%s",
+					 val + strlen(F2_PLACEHOLDER));
 		}
 		kmod_module_info_free_list(info);
 	}
 	kmod_module_unref(mod);
 
 	in->for_this_kernel = !strcmp(in->vermagic_release, s->release);
-	if (!in->for_this_kernel)
+	in->placeholder = placeholder[0];
+	if (in->placeholder && s->state == F2_NATIVE)
+		snprintf(in->why_not, sizeof(in->why_not),
+			 "not needed: the kernel has fchmodat2 (DKMS built a placeholder that never loads)");
+	else if (in->placeholder)
+		snprintf(in->why_not, sizeof(in->why_not),
+			 "this kernel is not supported: %s (DKMS built a placeholder that never loads)",
+			 placeholder);
+	else if (!in->for_this_kernel)
 		snprintf(in->why_not, sizeof(in->why_not),
 			 "built for another kernel (%s)",
 			 in->vermagic_release[0] ? in->vermagic_release :
@@ -396,6 +413,7 @@ static void f2_print_json(const struct f2_status *s, enum f2_exit code)
 		json_str("version", in->version, true);
 		json_str("vermagic", in->vermagic_release, true);
 		json_bool("signed", in->signed_, true);
+		json_bool("placeholder", in->placeholder, true);
 	}
 	json_bool("loadable", in->loadable, !in->loadable);
 	if (!in->loadable)
@@ -558,6 +576,11 @@ static int f2_cmd_load(void)
 		fprintf(stderr, "fchmodat2ctl: module %s is not installed for kernel %s: install it (the fchmodat2-dkms package, dkms install, or make install)\n",
 			F2_MODULE, s.release);
 		return err;
+	}
+	if (s.inst.placeholder) {
+		kmod_module_unref(mod);
+		fprintf(stderr, "fchmodat2ctl: %s\n", s.inst.why_not);
+		return -EOPNOTSUPP;
 	}
 	err = kmod_module_probe_insert_module(mod, 0, NULL, NULL, NULL, NULL);
 	kmod_module_unref(mod);

@@ -30,6 +30,13 @@ if x86_only f2call "x32 off, natively"; then
 	step $? "x32 off (booted without syscall.x32=y): x32's 452 is ENOSYS: $(cat /tmp/out)"
 fi
 
+# what DKMS builds for a kernel that has fchmodat2: a placeholder that
+# never loads
+if [ -f placeholder.ko ]; then
+	refused_next_to "the native fchmodat2: the placeholder DKMS built" \
+		'already implements fchmodat2: the module is not needed (DKMS built a placeholder' \
+		./placeholder.ko
+fi
 if [ -f fchmodat2.ko ]; then
 	refused_next_to "the native fchmodat2 (without takeover=1)" \
 		'already implements fchmodat2'

@@ -67,14 +67,14 @@ raw_syscalls_452() {
 		[ "$(stat -c %a /tmp/tr.file)" = 600 ]
 	step $? "raw_syscalls:sys_enter and sys_exit see 452 twice, its results 0 and -95, as on a native kernel"
 }
-# refused_next_to WHAT [LINE]: ./fchmodat2.ko refuses to load next to WHAT
-# (by default an ftrace user that owns the hooked function), with one
-# clear line in the kernel log, which says LINE
+# refused_next_to WHAT [LINE [KO]]: KO (./fchmodat2.ko) refuses to load
+# next to WHAT (by default an ftrace user that owns the hooked function),
+# with one clear line in the kernel log, which says LINE
 refused_next_to() {
 	dmesg -c >/dev/null
-	./modload ./fchmodat2.ko
+	./modload "${3:-./fchmodat2.ko}"
 	[ $? = 1 ] && [ -r /proc/modules ] && ! grep -q '^fchmodat2 ' /proc/modules
-	step $? "fchmodat2.ko refuses to load next to $1"
+	step $? "${3:-fchmodat2.ko} refuses to load next to $1"
 	dmesg | grep 'fchmodat2: ' | grep -v 'taint' >/tmp/refusal
 	grep -q "${2:-already owned by another ftrace user}" /tmp/refusal &&
 		[ "$(wc -l </tmp/refusal)" = 1 ]
