@@ -3,7 +3,8 @@
 #
 # The real-system stage, inside the Debian 12 guest of mkimage.sh: run by
 # f2-stage.service (systemd) from the drive labelled F2, mounted on /f2,
-# once per boot. tests/realsys/run.sh boots the same disk twice:
+# once per boot. tests/realsys/run.sh boots the same disk three times
+# (four with F2_FULL=1):
 #
 #   boot 1: no fchmodat2; Debian 13's chmod -R cannot work without /proc;
 #           apt installs the packages the tree built; DKMS builds and
@@ -15,11 +16,17 @@
 #           says served;
 #           Debian 13's chmod -R without /proc changes every file; a
 #           second kernel package (the cloud flavour) gets the module
-#           from DKMS's kernel hook; unload; apt remove leaves nothing.
-#           With F2_FULL=1 (make check-full), instead of the removal: the
-#           package's next version (debs-next/) installed while the module
-#           serves; then
-#   boot 3: the new version loaded at boot; unload; apt remove.
+#           from DKMS's kernel hook; the kernel upgrade to Debian 12's
+#           6.12 (apt install linux-image-6.12-amd64 and its headers):
+#           apt exits 0, DKMS installs the placeholder that never
+#           loads. With F2_FULL=1 (make check-full), before that kernel
+#           upgrade: the package's next version (debs-next/) installed
+#           while the module serves; then
+#   boot 3: (F2_FULL=1 only) the new version loaded at boot; the kernel
+#           upgrade to 6.12;
+#   last boot, on 6.12 (native fchmodat2): nothing loads, the unit does
+#           nothing and fails nothing, fchmodat2ctl says native; apt
+#           remove leaves nothing.
 #
 # TAP on the console (ttyS0); the kernel log and "F2-STATUS <rc>" on the
 # status channel (ttyS1), as tests/vm/init does.
@@ -34,6 +41,7 @@ GK_BIN=$F2/bin
 ver=$(cat "$F2/VERSION")
 krel=$(cat /var/cache/f2-debs/KREL)
 cloud=$(cat /var/cache/f2-debs/CLOUD_KREL)
+native=$(cat /var/cache/f2-debs-native/KREL)
 state=/var/lib/f2-stage
 mkdir -p "$state"
 phase=$(cat "$state/phase" 2>/dev/null || echo 1)
@@ -66,8 +74,8 @@ system_checks() {
 	failed_units=$(systemctl --failed --no-legend --plain | awk '{ print $1 }')
 	[ -z "$failed_units" ]
 	step $? "no failed systemd unit${failed_units:+: $failed_units}"
-	[ "$(uname -r)" = "$krel" ]
-	step $? "the guest runs Debian 12's $krel"
+	[ "$(uname -r)" = "${1:-$krel}" ]
+	step $? "the guest runs Debian 12's ${1:-$krel}"
 	preemption_checks
 }
 
@@ -151,7 +159,7 @@ boot2() {
 	if [ -f "$F2/NEXT" ]; then
 		upgrade
 	else
-		remove_all
+		kernel_upgrade
 	fi
 }
 
@@ -200,15 +208,69 @@ boot3() {
 	step $? "fchmodat2.service loaded version $next at boot"
 	run "$GK_BIN/fchmodat2_test" -d "$tmp"
 	ver=$next
+	kernel_upgrade
+}
+
+# The kernel upgrade of a Debian 12 user to 6.12 (bookworm's
+# linux-image-6.12-amd64, the same 6.12 as Debian 13's), which has
+# fchmodat2: DKMS builds the placeholder that never loads (a module DKMS
+# excludes would make Debian 12's DKMS fail the kernel's installation)
+kernel_upgrade() {
+	local rc ds ko
+	echo "# ===== kernel upgrade to $native (native fchmodat2)"
+	echo "# apt-get install linux-image-6.12-amd64 linux-headers-6.12-amd64 (local .debs)"
+	quiet env DEBIAN_FRONTEND=noninteractive apt-get install -y \
+		/var/cache/f2-debs-native/*.deb
+	rc=$?
+	[ "$rc" = 0 ] && dpkg-query -W -f '${Status}\n' "linux-image-$native" |
+		grep -qx 'install ok installed'
+	step $? "apt-get install of $native exits 0 (exit $rc), the kernel's package is configured"
+	ds=$(dkms status fchmodat2 2>&1)
+	echo "# dkms status: $ds"
+	ko=$(find "/lib/modules/$native" -name 'fchmodat2.ko*' | head -n 1)
+	echo "$ds" | grep -qx "fchmodat2/$ver, $native, x86_64: installed" &&
+		modinfo -F description "$ko" | grep -q '^fchmodat2 placeholder: kernel .* already has fchmodat2'
+	step $? "DKMS installed its placeholder for $native: $(modinfo -F description "$ko" 2>/dev/null)"
+}
+
+# the last boot, on 6.12: native fchmodat2, nothing to load
+native_boot() {
+	local jr
+	echo "# ===== the last boot: $native, which has fchmodat2"
+	system_checks "$native"
+	[ ! -d /sys/module/fchmodat2 ] && f2_probe | grep -q available
+	step $? "452 works and no module is loaded: $(f2_probe)"
+	jr=$(journalctl -b -u fchmodat2.service --no-pager -o cat)
+	echo "$jr" | sed 's/^/#   /'
+	echo "$jr" | grep -q "natively: the module is not needed" &&
+		[ "$(systemctl show -P Result fchmodat2.service)" = success ]
+	step $? "fchmodat2.service ran, said the module is not needed, and succeeded"
+	# (systemd's own early lines, "Starting fchmodat2.service", are in
+	# the kernel's log too: the module's lines begin "fchmodat2: ")
+	! dmesg | grep -q 'fchmodat2: '
+	step $? "the kernel log of this boot has no line of the module"
+	# an administrator who tries anyway
+	! modprobe fchmodat2 2>"$tmp/modprobe" && [ ! -d /sys/module/fchmodat2 ] &&
+		grep -q 'Operation not supported' "$tmp/modprobe" &&
+		[ "$(dmesg | grep 'fchmodat2: ' | grep -vc taint)" = 1 ] &&
+		dmesg | grep -q 'fchmodat2: this kernel already implements fchmodat2: the module is not needed'
+	step $? "modprobe fchmodat2 fails ($(cat "$tmp/modprobe")), one kernel log line: $(dmesg | grep 'fchmodat2: ' | grep -v taint)"
+	status_json
+	[ "$st_rc" = 0 ] && echo "$json" | grep -q '"state": *"native"' &&
+		echo "$json" | grep -q '"placeholder": *true' &&
+		echo "$json" | grep -q '"reason": *"not needed: the kernel has fchmodat2 (DKMS built a placeholder'
+	step $? "fchmodat2ctl status --json: native (exit 0), the installed module a placeholder"
+	run gk_chmod_tap "$tmp" "$F2/trixie" 452
+	run "$GK_BIN/fchmodat2_test" -d "$tmp"
 	remove_all
 }
 
 # unload, then remove every package: nothing stays
 remove_all() {
 	quiet fchmodat2ctl unload
-	step $? "fchmodat2ctl unload"
-	f2_probe | grep -q ENOSYS
-	step $? "452 is ENOSYS again: $(f2_probe)"
+	step $? "fchmodat2ctl unload (nothing loaded: nothing to do)"
+	[ ! -d /sys/module/fchmodat2 ]
+	step $? "no fchmodat2 module is loaded"
 	echo "# apt-get remove fchmodat2-dkms fchmodat2ctl libfchmodat2-0"
 	quiet env DEBIAN_FRONTEND=noninteractive apt-get remove -y \
 		fchmodat2-dkms fchmodat2ctl libfchmodat2-0
@@ -228,17 +290,18 @@ remove_all() {
 }
 
 case $phase in
-1) boot1 ;;
-2) boot2 ;;
-3) boot3 ;;
-*) step 1 "unknown phase $phase" ;;
+1) boot1; next=2 ;;
+2) boot2; next=3; [ -f "$F2/NEXT" ] || next=native ;;
+3) boot3; next=native ;;
+native) native_boot; next=done ;;
+*) step 1 "unknown phase $phase"; next=done ;;
 esac
 kernel_log_checks
 rc=0
 finish || rc=1
 rm -rf "$tmp"
-if [ "$rc" = 0 ] && { [ "$phase" = 1 ] || { [ "$phase" = 2 ] && [ -f "$F2/NEXT" ]; }; }; then
-	echo $((phase + 1)) >"$state/phase"
+if [ "$rc" = 0 ] && [ "$next" != done ]; then
+	echo "$next" >"$state/phase"
 	next=reboot
 else
 	echo "done" >"$state/phase"

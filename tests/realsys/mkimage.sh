@@ -7,7 +7,7 @@
 # machine's apt sources (tests/vm/apt-mirrors.sh) and kept in
 # $f2_cache/realsys/bookworm-vN/ (tests/vm/cache.sh): bump image_version
 # below whenever what goes into the image changes. Prints the env file
-# (ROOTFS, VMLINUZ, INITRD, KREL, CLOUD_KREL). Needs root for
+# (ROOTFS, VMLINUZ, INITRD, KREL, CLOUD_KREL, NATIVE_KREL). Needs root for
 # mmdebstrap (device nodes, file owners): run through sudo otherwise.
 #
 # In the image:
@@ -17,6 +17,9 @@
 #     (/dev/vdb) once the system is up, its output on the console;
 #   - /var/cache/f2-debs holds the cloud flavour of the same kernel ABI
 #     (image and headers): the "second kernel" a user installs later;
+#   - /var/cache/f2-debs-native holds what `apt install linux-image-6.12-amd64
+#     linux-headers-6.12-amd64` needs (Debian 12's 6.12, which has
+#     fchmodat2): the kernel upgrade that makes the module unneeded;
 #   - no network, no getty: nothing waits for what QEMU does not give.
 #
 # F2_OFFLINE=1: use an image already made, never download.
@@ -26,7 +29,7 @@ die() { echo "mkimage.sh: $*" >&2; exit 1; }
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=tests/vm/cache.sh
 . "$repo/tests/vm/cache.sh"
-image_version=1
+image_version=2
 dir=$f2_cache/realsys/bookworm-v$image_version
 env=$dir/env
 if [ -r "$env" ]; then
@@ -82,6 +85,14 @@ mmdebstrap --mode=root --variant=minbase --include="$pkgs" \
 			linux-headers-\$abi-cloud-amd64
 		echo \$krel >/var/cache/f2-debs/KREL
 		echo \$abi-cloud-amd64 >/var/cache/f2-debs/CLOUD_KREL
+		apt-get clean
+		apt-get -q install -y --download-only linux-image-6.12-amd64 \
+			linux-headers-6.12-amd64
+		mkdir -p /var/cache/f2-debs-native
+		mv /var/cache/apt/archives/*.deb /var/cache/f2-debs-native/
+		cd /var/cache/f2-debs-native
+		ls linux-image-6.12.*-amd64_*.deb | sed -n \"s/^linux-image-\\(.*-amd64\\)_.*/\\1/p\" \
+			>/var/cache/f2-debs-native/KREL
 		apt-get clean"' \
 	bookworm "$root" \
 	"deb [signed-by=$keyring] $debian_uri bookworm main" \
@@ -91,6 +102,8 @@ mmdebstrap --mode=root --variant=minbase --include="$pkgs" \
 
 krel=$(cat "$root/var/cache/f2-debs/KREL")
 cloud=$(cat "$root/var/cache/f2-debs/CLOUD_KREL")
+native=$(cat "$root/var/cache/f2-debs-native/KREL")
+[ "$(echo "$native" | wc -w)" = 1 ] || die "not one Debian 12 6.12 kernel to install: '$native'"
 echo debian12 >"$root/etc/hostname"
 echo '/dev/vda / ext4 rw,errors=remount-ro 0 1' >"$root/etc/fstab"
 # No password, no login prompt: the stage's service is the only user.
@@ -129,6 +142,7 @@ VMLINUZ=$dir/vmlinuz
 INITRD=$dir/initrd.img
 KREL=$krel
 CLOUD_KREL=$cloud
+NATIVE_KREL=$native
 ENV
 mv "$env.new" "$env"
 echo "$env"

@@ -2,16 +2,18 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # run.sh: the user's whole path on a real Debian 12 system (systemd, apt,
-# DKMS), tests/realsys/guest.sh in the image of mkimage.sh, booted twice
-# (three times with F2_FULL=1: a package upgrade) from the same disk on
-# two parallel vCPUs (tests/vm/run.sh). Builds the
+# DKMS), tests/realsys/guest.sh in the image of mkimage.sh, booted three
+# times (four with F2_FULL=1: a package upgrade) from the same disk on
+# two parallel vCPUs (tests/vm/run.sh); the last boot runs the 6.12
+# kernel the guest installed, its vmlinuz and initrd read from the guest's
+# disk (debugfs). Builds the
 # Debian packages from the tree (dpkg-buildpackage, as package.sh) and
 # puts them, the test programs and Debian 13's chmod on a second drive.
 #
 # Prints both boots' TAP lines and verdicts, then
 # "F2-ROW|realsys|kernel|pass|fail|skip|verdict"; exits non-zero on any
-# failure. Artifacts in build/realsys/: console-1.log, console-2.log (and
-# console-3.log).
+# failure. Artifacts in build/realsys/: console-1.log, console-2.log,
+# (console-3.log,) console-native.log.
 set -uo pipefail
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/../lib.sh"
@@ -42,7 +44,7 @@ cp "$out/pkg/fchmodat2-dkms_${ver}_all.deb" \
 # make check-full (F2_FULL=1): the next version of the same tree, for a
 # package upgrade while the module is loaded and serving (boot 2), and a
 # third boot that must load the new version
-boots="1 2"
+boots="1 2 native"
 if [ -n "${F2_FULL:-}" ]; then
 	next=$ver.1
 	mkdir -p "$out/f2/debs-next"
@@ -53,7 +55,7 @@ if [ -n "${F2_FULL:-}" ]; then
 			"$out/f2/debs-next/" ||
 		die "dpkg-buildpackage of version $next failed: $out/pkg-next.log"
 	echo "$next" >"$out/f2/NEXT"
-	boots="1 2 3"
+	boots="1 2 3 native"
 fi
 # the test programs (static), and Debian 13's loader, glibc and chmod
 flags=(-O2 -Wall -Wextra -Werror -static)
@@ -81,9 +83,21 @@ cp --sparse=always "$ROOTFS" "$out/rootfs.img" || die "cannot copy $ROOTFS"
 
 status=0 p=0 f=0 s=0 verdict=''
 for boot in $boots; do
-	echo "# == realsys: boot $boot of Debian 12 ($krel, systemd)"
+	kernel=$VMLINUZ initrd=$INITRD bk=$krel
+	if [ "$boot" = native ]; then
+		# what the guest installed: Debian 12's 6.12, from its /boot
+		bk=$NATIVE_KREL kernel=$out/vmlinuz-native initrd=$out/initrd-native
+		debugfs -R "dump /boot/vmlinuz-$bk $kernel" "$out/rootfs.img" 2>/dev/null &&
+			debugfs -R "dump /boot/initrd.img-$bk $initrd" "$out/rootfs.img" 2>/dev/null &&
+			[ -s "$kernel" ] && [ -s "$initrd" ] || {
+			echo "not ok 1 realsys: no /boot/vmlinuz-$bk or initrd on the guest's disk"
+			f=$((f + 1)) status=1
+			break
+		}
+	fi
+	echo "# == realsys: boot $boot of Debian 12 ($bk, systemd)"
 	# -I: a DKMS build under emulation prints nothing for minutes
-	"$top/tests/vm/run.sh" -k "$VMLINUZ" -i "$INITRD" -m 1536 -t 1800 -I 900 \
+	"$top/tests/vm/run.sh" -k "$kernel" -i "$initrd" -m 1536 -t 1800 -I 900 \
 		-l "$out/console-$boot.log" \
 		-a "root=/dev/vda rw systemd.show_status=0" -- \
 		-drive "file=$out/rootfs.img,if=virtio,format=raw" \
@@ -98,7 +112,7 @@ for boot in $boots; do
 	verdict=$(sed -n 's/^verdict: //p' "$out/verdict-$boot")
 	[ "$rc" = 0 ] || { status=1; break; }
 done
-echo "F2-ROW|realsys|$krel (+ $CLOUD_KREL)|$p|$f|$s|boot $boot: $verdict"
+echo "F2-ROW|realsys|$krel (+ $CLOUD_KREL, $NATIVE_KREL)|$p|$f|$s|boot $boot: $verdict"
 # the guest's disk (a gigabyte) is kept only when something failed
 [ "$status" = 0 ] && rm -f "$out/rootfs.img"
 exit "$status"
