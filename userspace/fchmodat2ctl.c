@@ -740,6 +740,17 @@ static unsigned int f2_mode(int dfd, const char *name)
 }
 
 /* One check: a call's result and errno, and the modes it leaves. */
+/* --json check: how many checks were printed (for the commas) */
+static int f2_checks_printed;
+
+static void json_mode(const char *key, unsigned int mode, bool comma)
+{
+	char num[8];
+
+	snprintf(num, sizeof(num), "%04o", mode & 07777);
+	json_str(key, num, comma);
+}
+
 static bool f2_expect(const char *what, int ret, int err, int want_err,
 		      unsigned int file, unsigned int file_want,
 		      unsigned int link, unsigned int link_want)
@@ -747,6 +758,19 @@ static bool f2_expect(const char *what, int ret, int err, int want_err,
 	bool ok = (want_err ? ret == -1 && err == want_err : ret == 0) &&
 		  file == file_want && link == link_want;
 
+	if (opt.json) {
+		printf("%s{", f2_checks_printed++ ? ", " : "");
+		json_str("name", what, true);
+		json_bool("ok", ok, true);
+		json_str("got", ret ? errno_name(err) : "0", true);
+		json_mode("file", file, true);
+		json_mode("symlink", link, true);
+		json_str("want", want_err ? errno_name(want_err) : "0", true);
+		json_mode("want_file", file_want, true);
+		json_mode("want_symlink", link_want, false);
+		printf("}");
+		return ok;
+	}
 	printf("%-4s %s: got %s, file %04o, symlink %04o", ok ? "ok" : "FAIL",
 	       what, ret ? errno_name(err) : "0", file & 07777, link & 07777);
 	if (!ok)
@@ -764,18 +788,49 @@ static bool f2_expect(const char *what, int ret, int err, int want_err,
 		err = errno;						\
 	} while (0)
 
+/*
+ * --json check: one object, {"syscall", "result": behaves, misbehaves,
+ * absent, unknown or error, "probe", and "checks" (each with its name,
+ * ok, what it got and wanted) or "reason", "exit"}; the text says the same.
+ */
+static int f2_check_json_end(const char *result, const char *reason, int code)
+{
+	char num[16];
+
+	if (!opt.json)
+		return code;
+	if (reason)
+		json_str("reason", reason, true);
+	json_str("result", result, true);
+	snprintf(num, sizeof(num), "%d", code < 0 ? F2_EXIT_FAILURE : code);
+	json_raw("exit", num, false);
+	printf("}\n");
+	return code;
+}
+
 static int f2_cmd_check(void)
 {
 	struct f2_scratch t;
 	unsigned int link_mode;
 	int ret, err, pathfd, failed = 0;
+	char num[16];
 
 	err = f2_probe();
+	if (opt.json) {
+		printf("{");
+		snprintf(num, sizeof(num), "%d", __NR_fchmodat2);
+		json_raw("syscall", num, true);
+		json_str("probe", errno_name(-err), true);
+	}
 	if (err == -ENOSYS) {
 		struct f2_status st;
 
 		/* what to do next depends on what is installed */
 		f2_read_status(&st);
+		if (opt.json)
+			return f2_check_json_end("absent", st.inst.loadable ?
+						 "\"fchmodat2ctl load\" loads the module" :
+						 st.inst.why_not, F2_EXIT_ABSENT);
 		if (st.inst.loadable)
 			printf("fchmodat2: system call %d is not available on this kernel (ENOSYS): \"fchmodat2ctl load\" loads the module\n",
 			       __NR_fchmodat2);
@@ -786,6 +841,10 @@ static int f2_cmd_check(void)
 	}
 	if (err != -EINVAL) {
 		/* neither there nor absent: nothing can be checked */
+		if (opt.json)
+			return f2_check_json_end("unknown",
+						 "the probe got neither EINVAL nor ENOSYS (a seccomp filter?)",
+						 F2_EXIT_UNKNOWN);
 		printf("fchmodat2: cannot tell: system call %d answered %s, not EINVAL or ENOSYS (a seccomp filter?)\n",
 		       __NR_fchmodat2, errno_name(-err));
 		return F2_EXIT_UNKNOWN;
@@ -794,10 +853,16 @@ static int f2_cmd_check(void)
 	if (err) {
 		fprintf(stderr, "fchmodat2ctl: cannot create a scratch directory in %s: %s\n",
 			t.dir, strerror(-err));
-		return err;
+		return f2_check_json_end("error", "cannot create a scratch directory",
+					 err);
 	}
-	printf("fchmodat2: checking system call %d in %s\n", __NR_fchmodat2,
-	       t.dir);
+	if (opt.json) {
+		json_str("dir", t.dir, true);
+		printf("\"checks\": [");
+	} else {
+		printf("fchmodat2: checking system call %d in %s\n",
+		       __NR_fchmodat2, t.dir);
+	}
 	link_mode = f2_mode(t.dfd, "link");
 
 	F2_CALL(&t, "file", 0600, AT_SYMLINK_NOFOLLOW, ret, err);
@@ -827,6 +892,11 @@ static int f2_cmd_check(void)
 		close(pathfd);
 
 	f2_scratch_remove(&t);
+	if (opt.json) {
+		printf("], ");
+		return f2_check_json_end(failed ? "misbehaves" : "behaves", NULL,
+					 failed ? F2_EXIT_FAILURE : F2_EXIT_OK);
+	}
 	if (failed) {
 		printf("fchmodat2: %d of 4 checks FAILED: system call %d misbehaves\n",
 		       failed, __NR_fchmodat2);
@@ -872,7 +942,7 @@ static void f2_usage(FILE *out)
 		fprintf(out, "  %-8s %s\n", f2_verbs[i].name, f2_verbs[i].help);
 	fprintf(out,
 		"\nOptions:\n"
-		"  -j, --json      status as one JSON object\n"
+		"  -j, --json      status or check as one JSON object\n"
 		"  -q, --quiet     print nothing on standard output: the exit status\n"
 		"                  tells (errors still go to standard error)\n"
 		"  -v, --verbose   show libkmod's messages\n"
@@ -948,8 +1018,8 @@ int main(int argc, char **argv)
 		if (!verb)
 			return f2_usage_error("unknown verb", argv[optind]);
 	}
-	if (opt.json && verb->fn != f2_cmd_status)
-		return f2_usage_error("--json applies to status only", NULL);
+	if (opt.json && verb->fn != f2_cmd_status && verb->fn != f2_cmd_check)
+		return f2_usage_error("--json applies to status and check only", NULL);
 	if (opt.quiet && verb->fn != f2_cmd_help &&
 	    !freopen("/dev/null", "w", stdout)) {
 		fprintf(stderr, "fchmodat2ctl: --quiet: /dev/null: %s\n",

@@ -163,6 +163,19 @@ else
 	fi
 	step $? "fchmodat2ctl check: absent (ENOSYS), exit 4, says what to do next (got $rc)"
 fi
+"$ctl" --json check >"$scratch/cj" 2>&1
+rc=$?
+sed 's/^/# /' "$scratch/cj"
+python3 -c 'import json, sys
+d = json.load(open(sys.argv[1])); rc = int(sys.argv[2])
+ok = d["exit"] == rc and d["syscall"] == 452
+if sys.argv[3] == "1":
+    ok = ok and rc == 0 and d["result"] == "behaves" and d["probe"] == "EINVAL" and \
+        len(d["checks"]) == 4 and all(c["ok"] for c in d["checks"])
+else:
+    ok = ok and rc == 4 and d["result"] == "absent" and d["probe"] == "ENOSYS" and d["reason"]
+sys.exit(0 if ok else 1)' "$scratch/cj" "$rc" "$native"
+step $? "fchmodat2ctl --json check: valid JSON, $([ "$native" = 1 ] && echo 'behaves, 4 checks ok' || echo 'absent, a reason'), its exit field is the exit code (got $rc)"
 # A seccomp profile that answers EPERM for 452 hides whether it is there.
 [ -x "$O/no452" ] || gcc -O2 -static -o "$O/no452" "$top/tests/no452.c"
 "$O/no452" -e 1 "$ctl" check >"$scratch/c" 2>&1
@@ -170,6 +183,13 @@ rc=$?
 sed 's/^/# /' "$scratch/c"
 [ "$rc" = 6 ] && grep -q 'cannot tell' "$scratch/c"
 step $? "fchmodat2ctl check with 452 answering EPERM: cannot tell, exit 6 (got $rc)"
+"$O/no452" -e 1 "$ctl" --json check >"$scratch/cj" 2>&1
+rc=$?
+sed 's/^/# /' "$scratch/cj"
+python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(0 if d["exit"] == 6 == int(sys.argv[2]) and d["result"] == "unknown" and d["probe"] == "EPERM" else 1)' "$scratch/cj" "$rc"
+step $? "fchmodat2ctl --json check with 452 answering EPERM: unknown, exit 6 (got $rc)"
 if [ "$native" = 0 ] && [ "$installed" = 0 ]; then
 	# nothing to load: safe to ask on this machine
 	"$ctl" load >"$scratch/l" 2>&1
@@ -207,9 +227,9 @@ step $? "fchmodat2ctl with an unknown option exits 2, in one line"
 step $? "fchmodat2ctl help: the usage, exit 0"
 [ -z "$("$ctl" -q status)" ] && [ -z "$("$ctl" --quiet check 2>/dev/null)" ]
 step $? "fchmodat2ctl -q: nothing on standard output"
-"$ctl" --json check >/dev/null 2>&1
+"$ctl" --json load >/dev/null 2>&1
 [ $? = 2 ]
-step $? "fchmodat2ctl --json check exits 2 (status only)"
+step $? "fchmodat2ctl --json load exits 2 (status and check only)"
 
 echo "# the header on every ABI a compiler here builds for"
 cat >"$scratch/nr.c" <<'EOF'
