@@ -25,6 +25,8 @@ if [ -n "${F2_SERIES:-}" ]; then
 fi
 
 pass=0 fail=0 skip=0
+# count-cases.sh reads only the logs this run writes
+mkdir -p "$B" && touch "$B/.check-start"
 rows=()
 row() { # kernel build load pass fail skip unload console
 	rows+=("$(printf '%-34s %-9s %-5s %5s %5s %5s %-6s %s' "$@")")

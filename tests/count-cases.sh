@@ -14,8 +14,10 @@
 # A program's results are the TAP lines printed before the step that ran
 # it ("harness: ./prog ARGS", steps.sh's run); lines no such step claims
 # belong to their lane (a gatekeeper set, the package checks), under the
-# section ("# ===== ext4") they appeared in. A report, not a verdict:
-# it always exits 0.
+# section ("# ===== ext4") they appeared in. Where check.sh left
+# BUILD_DIR/.check-start, only logs written since are read (a narrowed
+# run leaves older logs of other kernels in build/). A report, not a
+# verdict: it always exits 0.
 set -uo pipefail
 b=${1:-$(cd "$(dirname "$0")/.." && pwd)/build}
 
@@ -24,7 +26,9 @@ for f in "$b"/native/*.tap "$b"/checkpatch.tap "$b"/package.tap \
 	 "$b"/vm-*/install.tap "$b"/vm-*/console.log "$b"/vm-*/x32-console.log \
 	 "$b"/vm-*/oops-console.log "$b"/stress-vm/*/console.log \
 	 "$b"/gatekeepers.tap "$b"/userspace-vm-*.log "$b"/realsys/console-*.log; do
-	[ -s "$f" ] && logs+=("$f")
+	[ -s "$f" ] || continue
+	[ -e "$b/.check-start" ] && [ ! "$f" -nt "$b/.check-start" ] && continue
+	logs+=("$f")
 done
 [ "${#logs[@]}" -gt 0 ] || { echo "# count-cases.sh: no logs in $b"; exit 0; }
 
