@@ -34,7 +34,8 @@ done
 
 awk -v b="$b/" '
 function lane_of(f) {
-	sub(b, "", f)
+	if (index(f, b) == 1)	# (b is a path, not a pattern)
+		f = substr(f, length(b) + 1)
 	if (f ~ /^native\//) return "native (this machine)"
 	if (f ~ /^checkpatch/) return "checkpatch"
 	if (f ~ /^package/) return "package"

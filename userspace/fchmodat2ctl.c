@@ -835,8 +835,9 @@ static int f2_cmd_check(void)
 			printf("fchmodat2: system call %d is not available on this kernel (ENOSYS): \"fchmodat2ctl load\" loads the module\n",
 			       __NR_fchmodat2);
 		else
-			printf("fchmodat2: system call %d is not available on this kernel (ENOSYS), and no module can be loaded: %s (install fchmodat2-dkms)\n",
-			       __NR_fchmodat2, st.inst.why_not);
+			printf("fchmodat2: system call %d is not available on this kernel (ENOSYS), and no module can be loaded: %s%s\n",
+			       __NR_fchmodat2, st.inst.why_not,
+			       st.inst.found ? "" : " (install fchmodat2-dkms)");
 		return F2_EXIT_ABSENT;
 	}
 	if (err != -EINVAL) {

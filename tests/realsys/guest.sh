@@ -217,6 +217,11 @@ boot3() {
 # excludes would make Debian 12's DKMS fail the kernel's installation)
 kernel_upgrade() {
 	local rc ds ko
+	# the README's Remove starts so: unload the module that serves
+	quiet fchmodat2ctl unload
+	step $? "fchmodat2ctl unload (the module served 452 until now)"
+	[ ! -d /sys/module/fchmodat2 ] && f2_probe | grep -q ENOSYS
+	step $? "452 is ENOSYS again: $(f2_probe)"
 	echo "# ===== kernel upgrade to $native (native fchmodat2)"
 	echo "# apt-get install linux-image-6.12-amd64 linux-headers-6.12-amd64 (local .debs)"
 	quiet env DEBIAN_FRONTEND=noninteractive apt-get install -y \
