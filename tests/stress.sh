@@ -20,18 +20,18 @@
 # make stress runs the long lane (1000 load/unload cycles on 5.10, 6.1 and
 # arm64, 200 on the preemption variants, 1000 tracepoint toggles, 5 rounds
 # of unloads with calls parked; about an hour); make check the short one
-# (--short: 50 cycles, 100 toggles, 1 round of the parked 452 and the idle
-# tracer only: the check lane holds every stranger on every row, without
-# the load). Prints every guest's TAP lines,
+# (--short: 35 cycles, 100 toggles, 5 s loaded, 1 round of the parked
+# 452 and the idle tracer only: the check lane holds every stranger on
+# every row, without the load). Prints every guest's TAP lines,
 # then "F2-ROW|target|kernel|pass|fail|skip|verdict" per target; exits
 # non-zero on any failure. Console logs: build/stress-vm/TARGET/console.log.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
-toggles=1000 cycles=1000 rounds=5 deadline=2400
+toggles=1000 cycles=1000 rounds=5 deadline=2400 loaded=10
 parked='uffd ptrace getpid notif sysemu'
 if [ "${1:-}" = --short ]; then
-	toggles=100 cycles=50 rounds=1 deadline=600 parked='uffd getpid'
+	toggles=100 cycles=35 rounds=1 deadline=600 loaded=5 parked='uffd getpid'
 	shift
 fi
 # every module row of the matrix (tests/lib.sh), the debug kernel if built
@@ -67,8 +67,8 @@ for t in "${targets[@]}"; do
 	fi
 	bin=$B
 	[ "$DEBARCH" = arm64 ] && bin=$B/arm64
-	printf "TOGGLES=%s\nCYCLES=%s\nROUNDS=%s\nPARKED='%s'\n" "$toggles" \
-		"$n" "$rounds" "$parked" >"$out/stress.conf"
+	printf "TOGGLES=%s\nCYCLES=%s\nROUNDS=%s\nLOADED=%s\nPARKED='%s'\n" \
+		"$toggles" "$n" "$rounds" "$loaded" "$parked" >"$out/stress.conf"
 	f2_stage "$out/f2" "$top/tests/guest/stress.sh" "$bin/stress" \
 		"$bin/unload_test" "$bin/fchmodat2_test" "$out/module/fchmodat2.ko" \
 		"$top/tests/guest/steps.sh" "$out/stress.conf"

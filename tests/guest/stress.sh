@@ -3,11 +3,11 @@
 #
 # The stress lane, inside the VM guest (busybox), with the module and the
 # static programs in /f2 and the counts in /f2/stress.conf (TOGGLES,
-# CYCLES, ROUNDS; PARKED, the unload_test cases of step 3). On parallel
-# vCPUs, while four threads make system calls:
+# CYCLES, ROUNDS; LOADED seconds; PARKED, the unload_test cases of step
+# 3). On parallel vCPUs, while four threads make system calls:
 #   1. the stock kernel's sys_enter tracepoint toggled TOGGLES times (does
 #      the emulator run code that another CPU patches correctly?);
-#   2. CYCLES load/unload cycles of the module; then 10 s with the module
+#   2. CYCLES load/unload cycles of the module; then LOADED s with the module
 #      loaded throughout (no ENOSYS accepted, calls served per ABI);
 #   3. ROUNDS times, rmmod while a call is parked: on a userfaultfd page
 #      inside fchmodat2 (refused, in use, until it returns), and strangers
@@ -39,7 +39,7 @@ run ./stress cycles "$CYCLES" ./fchmodat2.ko /tmp
 echo "# 2b. the module loaded throughout: only mainline's answers, every ABI served"
 insmod ./fchmodat2.ko
 step $? "insmod"
-run ./stress loaded 10 /tmp
+run ./stress loaded "$LOADED" /tmp
 rmmod fchmodat2
 step $? "rmmod"
 
