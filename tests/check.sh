@@ -157,14 +157,19 @@ build_for() {
 	esac
 }
 
-for entry in "${matrix[@]}"; do
+# matrix_row ENTRY: one row of the matrix: builds, its boots (suite,
+# x32, oops), its TAP counts into pass/fail/skip and its table rows.
+matrix_row() {
+	local entry=$1 series mode label append out build bin files script kmods
+	local rc p f s main_p main_f main_s st_row load unload console x32files
+
 	IFS='|' read -r series mode label append <<<"$entry"
 	echo "== VM: $label ($series), $mode"
 	if ! f2_kernel "$series"; then
 		echo "cannot fetch the kernel of series $series"
 		fail=$((fail + 1))
 		row "$label ($series)" fetch-FAIL - - 1 - - -
-		continue
+		return
 	fi
 	out=$B/vm-$KREL${append:+-${append//[^a-z0-9]/-}}
 	mkdir -p "$out"
@@ -177,7 +182,7 @@ for entry in "${matrix[@]}"; do
 		tail -n 20 "$out/build.log" "$out"/dkms/dkms.log
 		fail=$((fail + 1))
 		row "$label $KREL" "FAIL" - - 1 - - -
-		continue
+		return
 	fi
 	grep -h -m 1 -e 'already has fchmodat2' "$out/build.log" 2>/dev/null
 	[ -f "$out/dkms/fchmodat2.ko" ] && [ "$mode" != module ] &&
@@ -267,7 +272,7 @@ for entry in "${matrix[@]}"; do
 
 	# Issue 15 #1: a task oopses inside the handler (tests/guest/oops.sh),
 	# in a boot of its own (an oops turns lockdep off for good).
-	[ "$mode" = module ] && [ -z "$append" ] || continue
+	[ "$mode" = module ] && [ -z "$append" ] || return 0
 	f2_stage "$out/oops" "$top/tests/guest/oops.sh" "$bin/f2call" \
 		"$top/tests/guest/steps.sh" "$out/dkms/fchmodat2.ko" \
 		"$out/hog/f2_oops.ko"
@@ -279,6 +284,52 @@ for entry in "${matrix[@]}"; do
 	count "$out/oops-console.log" "$rc"
 	unload=$(tr -d '\r' <"$out/oops-console.log" | sed -n 's/^F2-RESULT unload //p' | tail -n 1)
 	row "$label $KREL: oops inside" "$([ "$rc" = 0 ] && echo ok || echo FAIL)" - "$p" "$f" "$s" "${unload:--}" -
+}
+
+# The rows run F2_JOBS at a time (2 by default), each in a subshell that
+# writes its output to OUT/row.out and its counts and table rows to
+# OUT/row.sum; printed in the matrix's order as each finishes. A row's
+# guest sits idle most of its time (strangers held 8 s, hotplug pauses),
+# so two rows share the two cores. Every timed check keeps its margin:
+# rmmod takes about 0.1 s against its 4 s limit, a guest about 150 s
+# against run.sh's 900.
+jobs_=${F2_JOBS:-2}
+case $jobs_ in '' | *[!0-9]* | 0) echo "F2_JOBS: a number of rows at once, not '$jobs_'" >&2; exit 2 ;; esac
+mkdir -p "$B/rows"
+rm -f "$B"/rows/*
+idx=("${!matrix[@]}")
+pids=() launched=0 printed=0
+while [ "$printed" -lt "${#idx[@]}" ]; do
+	while [ "$launched" -lt "${#idx[@]}" ] &&
+		[ "$((launched - printed))" -lt "$jobs_" ]; do
+		n=$launched
+		(
+			pass=0 fail=0 skip=0 rows=()
+			matrix_row "${matrix[${idx[n]}]}"
+			{
+				echo "$pass $fail $skip"
+				printf '%s\n' "${rows[@]}"
+			} >"$B/rows/$n.sum"
+		) >"$B/rows/$n.out" 2>&1 &
+		pids[n]=$!
+		launched=$((launched + 1))
+	done
+	wait "${pids[printed]}"
+	cat "$B/rows/$printed.out"
+	if [ -s "$B/rows/$printed.sum" ]; then
+		{
+			read -r p f s
+			pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
+			while IFS= read -r line; do
+				[ -n "$line" ] && rows+=("$line")
+			done
+		} <"$B/rows/$printed.sum"
+	else
+		echo "a row of the matrix died before its summary (${matrix[${idx[printed]}]})"
+		fail=$((fail + 1))
+		row "${matrix[${idx[printed]}]}" DIED - - 1 - - -
+	fi
+	printed=$((printed + 1))
 done
 
 # The short stress lane (make stress runs the long one): load/unload
