@@ -503,6 +503,10 @@ static bool f2_modules_disabled(void)
 			     sizeof(buf)) && buf[0] == '1';
 }
 
+/* A signed module whose key the kernel does not trust: what to do. */
+#define F2_UNTRUSTED_KEY \
+	"the module is signed, but by a key this kernel does not trust: enroll it (DKMS's: mokutil --import /var/lib/dkms/mok.pub), reboot and confirm in the MOK manager"
+
 /* What init_module() and the module's init said, in words. */
 static void f2_load_error(const struct f2_status *s, int err)
 {
@@ -524,10 +528,17 @@ static void f2_load_error(const struct f2_status *s, int err)
 		what = "unknown symbol, or the module did not find what it needs in this kernel";
 		break;
 	case -EKEYREJECTED:
-		what = "unsigned module refused: the kernel enforces module signatures (Secure Boot or module.sig_enforce); sign it with an enrolled key (see the README, Secure Boot)";
+		/*
+		 * Signatures enforced (Secure Boot on x86: the IMA arch
+		 * policy; module.sig_enforce=1): unsigned, or a key the
+		 * kernel does not trust
+		 */
+		what = s->inst.signed_ ?
+			"module signatures are enforced (Secure Boot or module.sig_enforce) and " F2_UNTRUSTED_KEY :
+			"unsigned module refused: the kernel enforces module signatures (Secure Boot or module.sig_enforce); sign it with an enrolled key (see the README, Secure Boot)";
 		break;
 	case -ENOKEY:
-		what = "the module is signed with a key this kernel does not trust: enroll it (mokutil --import /var/lib/dkms/mok.pub, then reboot)";
+		what = F2_UNTRUSTED_KEY;
 		break;
 	case -EPERM:
 		if (geteuid()) {
@@ -538,8 +549,18 @@ static void f2_load_error(const struct f2_status *s, int err)
 			if (f2_lockdown_active(s))
 				snprintf(lockdown, sizeof(lockdown),
 					 " (lockdown: %s)", s->lockdown);
-			fprintf(stderr, "unsigned module refused: Secure Boot or lockdown%s allows only signed modules; sign it with an enrolled key (see the README, Secure Boot)",
-				lockdown);
+			/*
+			 * Lockdown answers EPERM for an unsigned module and
+			 * for one signed by a key the kernel does not trust
+			 * (DKMS's, not enrolled yet), and logs "unsigned
+			 * module loading is restricted" for both.
+			 */
+			if (s->inst.signed_)
+				fprintf(stderr, "Secure Boot or lockdown%s: " F2_UNTRUSTED_KEY,
+					lockdown);
+			else
+				fprintf(stderr, "unsigned module refused: Secure Boot or lockdown%s allows only signed modules; sign it with an enrolled key (see the README, Secure Boot)",
+					lockdown);
 			what = "";
 		}
 		break;
