@@ -7,8 +7,10 @@
 set -euo pipefail
 
 # gcc-12-multilib, not gcc-multilib: that conflicts with the cross
-# compilers the arm64 guest's programs need. The last line: what
-# tests/vm/fetch-qemu.sh needs to rebuild QEMU.
+# compilers the arm64 guest's programs need. ovmf to dosfstools: the
+# Secure Boot boots of tests/realsys (the firmware, an EFI system
+# partition, Debian 13's virt-fw-vars run by this machine's python3). The
+# last line: what tests/vm/fetch-qemu.sh needs to rebuild QEMU.
 pkgs=(build-essential gcc-12-multilib libc6-dev-x32 libelf-dev bc bison flex kmod cpio
       xz-utils zstd busybox-static qemu-system-x86 ca-certificates
       dwarves dkms dh-dkms debhelper dpkg-dev fakeroot lintian
@@ -16,6 +18,8 @@ pkgs=(build-essential gcc-12-multilib libc6-dev-x32 libelf-dev bc bison flex kmo
       libc6-dev-armhf-cross qemu-system-arm
       libkmod-dev pkgconf man-db groff-base python3
       e2fsprogs xfsprogs btrfs-progs util-linux mmdebstrap
+      ovmf mtools fdisk dosfstools openssl python3-cryptography
+      python3-importlib-resources
       patch ninja-build python3-venv libglib2.0-dev libpixman-1-dev
       libfdt-dev zlib1g-dev)
 # more for one target (make bench: gnuplot-nox)

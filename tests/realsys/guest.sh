@@ -3,8 +3,8 @@
 #
 # The real-system stage, inside the Debian 12 guest of mkimage.sh: run by
 # f2-stage.service (systemd) from the drive labelled F2, mounted on /f2,
-# once per boot. tests/realsys/run.sh boots the same disk three times
-# (four with F2_FULL=1):
+# once per boot. tests/realsys/run.sh boots the same disk five times
+# (six with F2_FULL=1):
 #
 #   boot 1: no fchmodat2; Debian 13's chmod -R cannot work without /proc;
 #           apt installs the packages the tree built; DKMS builds and
@@ -24,6 +24,14 @@
 #           while the module serves; then
 #   boot 3: (F2_FULL=1 only) the new version loaded at boot; the kernel
 #           upgrade to 6.12;
+#   sb1:    UEFI Secure Boot (OVMF, Debian's shim and GRUB, the signed
+#           kernel): locked down, module signatures enforced; DKMS's key
+#           is not enrolled, so the unit fails saying how to enrol it,
+#           fchmodat2ctl load says so in one line, modprobe and an
+#           unsigned copy are rejected ("Key was rejected by service");
+#   sb2:    the same with DKMS's key in MokList (run.sh puts it there, as
+#           MokManager does): the unit loaded the module at boot, it
+#           serves 452 locked down, an unsigned copy is rejected;
 #   last boot, on 6.12 (native fchmodat2): nothing loads, the unit does
 #           nothing and fails nothing, fchmodat2ctl says native; apt
 #           remove leaves nothing.
@@ -270,6 +278,138 @@ native_boot() {
 	remove_all
 }
 
+# --- Secure Boot (run.sh boots sb1 and sb2 through OVMF, shim and GRUB)
+
+# unsigned_copy KO OUT: KO (decompressed) without its appended signature
+# (the 28-byte marker, after the 12-byte struct module_signature whose last
+# 4 bytes are the signature's length, big-endian)
+unsigned_copy() {
+	local size len
+	case $1 in
+	*.xz) xz -dc "$1" >"$2.signed" ;;
+	*.zst) zstd -qdc "$1" >"$2.signed" ;;
+	*) cp "$1" "$2.signed" ;;
+	esac || return 1
+	[ "$(tail -c 28 "$2.signed")" = '~Module signature appended~' ] || return 1
+	size=$(stat -c %s "$2.signed")
+	len=$(tail -c 32 "$2.signed" | head -c 4 | od -An -tu1 |
+		awk '{ print $1 * 16777216 + $2 * 65536 + $3 * 256 + $4 }')
+	head -c $((size - 40 - len)) "$2.signed" >"$2" && rm -f "$2.signed"
+}
+
+# what every Secure Boot boot shows: the firmware booted with Secure
+# Boot, through Debian's shim, and the kernel locked itself down
+sb_checks() {
+	local sb enf
+	sb=$(mokutil --sb-state 2>&1)
+	echo "# mokutil --sb-state: $sb"
+	[ "$sb" = "SecureBoot enabled" ]
+	step $? "the firmware booted with Secure Boot (mokutil --sb-state: $sb)"
+	grep -q '\[integrity\]' /sys/kernel/security/lockdown
+	step $? "the kernel locked itself down: $(cat /sys/kernel/security/lockdown)"
+	dmesg | grep -q 'Kernel is locked down from EFI Secure Boot'
+	step $? "the kernel saw Secure Boot: $(dmesg | grep -m 1 -i 'secure boot enabled\|locked down from EFI')"
+	# x86's IMA arch policy enforces module signatures under Secure
+	# Boot (set_module_sig_enforced()): refusals are EKEYREJECTED, not
+	# lockdown's EPERM
+	enf=$(cat /sys/module/module/parameters/sig_enforce)
+	[ "$enf" = Y ]
+	step $? "module signatures are enforced (sig_enforce $enf), with no module.sig_enforce on the command line"
+}
+
+sb_boot1() {
+	local ko out rc
+	echo "# ===== Secure Boot, DKMS's key not enrolled"
+	sb_checks
+	[ "$(uname -r)" = "$krel" ]
+	step $? "the guest runs Debian 12's signed $krel ($(uname -r))"
+	mokutil --test-key /var/lib/dkms/mok.pub 2>&1 | sed 's/^/#   /'
+	mokutil --test-key /var/lib/dkms/mok.pub 2>&1 | grep -q 'is not enrolled'
+	step $? "mokutil --test-key: DKMS's key is not enrolled"
+	# the package's unit tried at boot, and said why it could not
+	failed_units=$(systemctl --failed --no-legend --plain | awk '{ print $1 }' | paste -sd' ')
+	[ "$failed_units" = fchmodat2.service ]
+	step $? "the one failed unit is fchmodat2.service (failed: ${failed_units:-none})"
+	jr=$(journalctl -b -u fchmodat2.service --no-pager -o cat)
+	echo "$jr" | sed 's/^/#   /'
+	echo "$jr" | grep -q 'mokutil --import /var/lib/dkms/mok.pub'
+	step $? "fchmodat2.service's log says why, and how to enrol DKMS's key"
+	[ ! -d /sys/module/fchmodat2 ] && f2_probe | grep -q ENOSYS
+	step $? "nothing is loaded: 452 is ENOSYS ($(f2_probe))"
+	# the administrator tries
+	fchmodat2ctl load 2>"$tmp/load"
+	rc=$?
+	sed 's/^/#   /' "$tmp/load"
+	[ "$rc" != 0 ] && [ "$(wc -l <"$tmp/load")" = 1 ] &&
+		grep -q 'module is signed, but by a key this kernel does not trust.*mokutil --import /var/lib/dkms/mok.pub.*\[EKEYREJECTED\]' "$tmp/load"
+	step $? "fchmodat2ctl load fails (exit $rc) in one line: untrusted key, mokutil --import"
+	! modprobe fchmodat2 2>"$tmp/modprobe" &&
+		grep -q 'Key was rejected by service' "$tmp/modprobe"
+	step $? "modprobe fchmodat2 fails: $(cat "$tmp/modprobe")"
+	dmesg | grep -q 'Loading of module with unavailable key is rejected'
+	step $? "the kernel log: $(dmesg | grep -m 1 'Loading of module with')"
+	ko=$(modinfo -n fchmodat2)
+	unsigned_copy "$ko" "$tmp/unsigned.ko" && [ -z "$(modinfo -F signer "$tmp/unsigned.ko")" ]
+	step $? "an unsigned copy of $ko (its signature cut off)"
+	out=$(insmod "$tmp/unsigned.ko" 2>&1)
+	rc=$?
+	[ "$rc" != 0 ] && echo "$out" | grep -q 'Key was rejected by service' &&
+		dmesg | grep -q 'Loading of unsigned module is rejected'
+	step $? "insmod of the unsigned module fails: $out"
+	[ ! -d /sys/module/fchmodat2 ]
+	step $? "no fchmodat2 module is loaded"
+}
+
+sb_boot2() {
+	local out rc fn
+	echo "# ===== Secure Boot, DKMS's key enrolled as a MOK"
+	system_checks
+	sb_checks
+	mokutil --test-key /var/lib/dkms/mok.pub 2>&1 | sed 's/^/#   /'
+	mokutil --test-key /var/lib/dkms/mok.pub 2>&1 | grep -q 'is already enrolled'
+	step $? "mokutil --test-key: DKMS's key is enrolled"
+	# (/proc/keys cuts the type to 9 characters: "asymmetri")
+	grep -q ' asymmetri DKMS module signing key: ' /proc/keys
+	step $? "the kernel loaded it from shim's MokListRT: $(grep -m 1 'DKMS module signing key' /proc/keys | cut -c 60-)"
+	jr=$(journalctl -b -u fchmodat2.service --no-pager -o cat)
+	echo "$jr" | sed 's/^/#   /'
+	[ -d /sys/module/fchmodat2 ] &&
+		echo "$jr" | grep -q "fchmodat2: module loaded (version $ver)" &&
+		[ "$(systemctl show -P Result fchmodat2.service)" = success ]
+	step $? "fchmodat2.service loaded the DKMS-signed module at boot, locked down"
+	[ "$(cat /sys/module/fchmodat2/taint)" = O ]
+	step $? "its taint is out-of-tree only: $(cat /sys/module/fchmodat2/taint) (no E: its signature was verified)"
+	# what the module registers at load (ftrace, kprobes) works locked
+	# down: it loaded, and ftrace lists its hook on the function its
+	# mechanism names ("x86_64 syscall_trace_enter direct call")
+	fn=$(cut -d' ' -f2 /sys/module/fchmodat2/mechanism 2>/dev/null)
+	echo "# enabled_functions: $(grep -A 1 "^$fn[ .]" /sys/kernel/tracing/enabled_functions 2>&1 | tr -s '\t' ' ' | paste -sd' ')"
+	[ -n "$fn" ] && grep -q "^$fn[ .]" /sys/kernel/tracing/enabled_functions
+	step $? "ftrace lists the module's hook on $fn (tracefs, allowed under lockdown integrity)"
+	status_json
+	[ "$st_rc" = 0 ] && echo "$json" | grep -q '"state": *"module"' &&
+		echo "$json" | grep -q '"signed": *true' &&
+		echo "$json" | grep -q '"lockdown": *"integrity"'
+	step $? "fchmodat2ctl status --json: served by the module (exit 0), signed, lockdown integrity"
+	run gk_chmod_tap "$tmp" "$F2/trixie" 452
+	run "$GK_BIN/fchmodat2_test" -d "$tmp"
+	run "$GK_BIN/fchmodat2_test32" -d "$tmp"
+	# an unsigned build: refused
+	unsigned_copy "$(modinfo -n fchmodat2)" "$tmp/unsigned.ko"
+	step $? "an unsigned copy of the module (its signature cut off)"
+	quiet fchmodat2ctl unload
+	step $? "fchmodat2ctl unload"
+	out=$(insmod "$tmp/unsigned.ko" 2>&1)
+	rc=$?
+	[ "$rc" != 0 ] && echo "$out" | grep -q 'Key was rejected by service' &&
+		[ ! -d /sys/module/fchmodat2 ]
+	step $? "insmod of the unsigned module fails: $out"
+	dmesg | grep -q 'Loading of unsigned module is rejected'
+	step $? "the kernel log: $(dmesg | grep -m 1 'Loading of unsigned module')"
+	quiet fchmodat2ctl load
+	step $? "fchmodat2ctl load: the signed module loads again"
+}
+
 # unload, then remove every package: nothing stays
 remove_all() {
 	quiet fchmodat2ctl unload
@@ -296,8 +436,10 @@ remove_all() {
 
 case $phase in
 1) boot1; next=2 ;;
-2) boot2; next=3; [ -f "$F2/NEXT" ] || next=native ;;
-3) boot3; next=native ;;
+2) boot2; next=3; [ -f "$F2/NEXT" ] || next=sb1 ;;
+3) boot3; next=sb1 ;;
+sb1) sb_boot1; next=sb2 ;;
+sb2) sb_boot2; next=native ;;
 native) native_boot; next=done ;;
 *) step 1 "unknown phase $phase"; next=done ;;
 esac

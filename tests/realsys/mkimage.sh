@@ -7,7 +7,7 @@
 # machine's apt sources (tests/vm/apt-mirrors.sh) and kept in
 # $f2_cache/realsys/bookworm-vN/ (tests/vm/cache.sh): bump image_version
 # below whenever what goes into the image changes. Prints the env file
-# (ROOTFS, VMLINUZ, INITRD, KREL, CLOUD_KREL, NATIVE_KREL). Needs root for
+# (ROOTFS, VMLINUZ, INITRD, KREL, CLOUD_KREL, NATIVE_KREL, EFI). Needs root for
 # mmdebstrap (device nodes, file owners): run through sudo otherwise.
 #
 # In the image:
@@ -20,6 +20,12 @@
 #   - /var/cache/f2-debs-native holds what `apt install linux-image-6.12-amd64
 #     linux-headers-6.12-amd64` needs (Debian 12's 6.12, which has
 #     fchmodat2): the kernel upgrade that makes the module unneeded;
+#   - Debian's signed shim, MokManager and GRUB (shim-signed,
+#     shim-helpers-amd64-signed, grub-efi-amd64-signed), unpacked into
+#     $dir/efi/ rather than installed: their postinst runs grub-install,
+#     which in mmdebstrap's chroot would find this machine's firmware.
+#     tests/realsys/run.sh puts them on an EFI system partition for the
+#     Secure Boot boots; mokutil is installed;
 #   - no network, no getty: nothing waits for what QEMU does not give.
 #
 # F2_OFFLINE=1: use an image already made, never download.
@@ -29,7 +35,7 @@ die() { echo "mkimage.sh: $*" >&2; exit 1; }
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=tests/vm/cache.sh
 . "$repo/tests/vm/cache.sh"
-image_version=2
+image_version=3
 dir=$f2_cache/realsys/bookworm-v$image_version
 env=$dir/env
 if [ -r "$env" ]; then
@@ -63,7 +69,7 @@ awk -v r="$root/" 'index($2, r) == 1 { print $2 }' /proc/mounts | sort -r |
 	while read -r m; do umount -l "$m" || die "cannot unmount $m"; done
 rm -rf --one-file-system "$root" "$dir/rootfs.img"
 pkgs=systemd-sysv,udev,kmod,dbus,apt,dkms,openssl,initramfs-tools,zstd
-pkgs=$pkgs,linux-image-amd64,linux-headers-amd64,procps
+pkgs=$pkgs,linux-image-amd64,linux-headers-amd64,procps,mokutil
 # The initramfs holds what QEMU's disk needs, not every driver
 # (MODULES=list and a hook): an administrator's choice that makes each
 # kernel installation, in the guest too, take seconds rather than minutes.
@@ -79,7 +85,10 @@ mmdebstrap --mode=root --variant=minbase --include="$pkgs" \
 	--customize-hook='chroot "$1" sh -ec "
 		krel=\$(cd /lib/modules && ls | sort -V | tail -n 1)
 		abi=\${krel%-amd64}
-		mkdir -p /var/cache/f2-debs
+		mkdir -p /var/cache/f2-efi /var/cache/f2-debs
+		cd /var/cache/f2-efi
+		apt-get -q download shim-signed shim-helpers-amd64-signed \
+			grub-efi-amd64-signed
 		cd /var/cache/f2-debs
 		apt-get -q download linux-image-\$abi-cloud-amd64 \
 			linux-headers-\$abi-cloud-amd64
@@ -101,6 +110,17 @@ mmdebstrap --mode=root --variant=minbase --include="$pkgs" \
 	{ tail -n 30 "$dir/mmdebstrap.log" >&2; die "mmdebstrap failed: $dir/mmdebstrap.log"; }
 
 krel=$(cat "$root/var/cache/f2-debs/KREL")
+rm -rf "$dir/efi" "$dir/efi-x"
+mkdir -p "$dir/efi"
+for deb in "$root"/var/cache/f2-efi/*.deb; do
+	dpkg-deb -x "$deb" "$dir/efi-x" || die "cannot unpack $deb"
+	dpkg-deb -f "$deb" Package Version | paste -sd' ' >>"$dir/efi/VERSIONS"
+done
+cp "$dir/efi-x/usr/lib/shim/shimx64.efi.signed" "$dir/efi/shimx64.efi" &&
+	cp "$dir/efi-x/usr/lib/shim/mmx64.efi.signed" "$dir/efi/mmx64.efi" &&
+	cp "$dir/efi-x/usr/lib/grub/x86_64-efi-signed/grubx64.efi.signed" \
+		"$dir/efi/grubx64.efi" || die "no signed shim or GRUB in the packages"
+rm -rf "$dir/efi-x" "$root/var/cache/f2-efi"
 cloud=$(cat "$root/var/cache/f2-debs/CLOUD_KREL")
 native=$(cat "$root/var/cache/f2-debs-native/KREL")
 [ "$(echo "$native" | wc -w)" = 1 ] || die "not one Debian 12 6.12 kernel to install: '$native'"
@@ -143,6 +163,7 @@ INITRD=$dir/initrd.img
 KREL=$krel
 CLOUD_KREL=$cloud
 NATIVE_KREL=$native
+EFI=$dir/efi
 ENV
 mv "$env.new" "$env"
 echo "$env"

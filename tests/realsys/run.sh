@@ -2,18 +2,18 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # run.sh: the user's whole path on a real Debian 12 system (systemd, apt,
-# DKMS), tests/realsys/guest.sh in the image of mkimage.sh, booted three
-# times (four with F2_FULL=1: a package upgrade) from the same disk on
-# two parallel vCPUs (tests/vm/run.sh); the last boot runs the 6.12
-# kernel the guest installed, its vmlinuz and initrd read from the guest's
-# disk (debugfs). Builds the
-# Debian packages from the tree (dpkg-buildpackage, as package.sh) and
-# puts them, the test programs and Debian 13's chmod on a second drive.
+# DKMS), tests/realsys/guest.sh in the image of mkimage.sh, booted five
+# times (six with F2_FULL=1: a package upgrade) from the same disk on two
+# parallel vCPUs (tests/vm/run.sh): boots 1 and 2 (and 3) as QEMU -kernel
+# boots; sb1 and sb2 through UEFI firmware with Secure Boot (below); the
+# last boot runs the 6.12 kernel the guest installed, its vmlinuz and
+# initrd read from the guest's disk (debugfs). Builds the Debian packages
+# from the tree (dpkg-buildpackage, as package.sh) and puts them, the test
+# programs and Debian 13's chmod on a second drive.
 #
-# Prints both boots' TAP lines and verdicts, then
+# Prints every boot's TAP lines and verdict, then
 # "F2-ROW|realsys|kernel|pass|fail|skip|verdict"; exits non-zero on any
-# failure. Artifacts in build/realsys/: console-1.log, console-2.log,
-# (console-3.log,) console-native.log.
+# failure. Artifacts in build/realsys/: console-BOOT.log for each boot.
 set -uo pipefail
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/../lib.sh"
@@ -44,7 +44,7 @@ cp "$out/pkg/fchmodat2-dkms_${ver}_all.deb" \
 # make check-full (F2_FULL=1): the next version of the same tree, for a
 # package upgrade while the module is loaded and serving (boot 2), and a
 # third boot that must load the new version
-boots="1 2 native"
+boots="1 2 sb1 sb2 native"
 if [ -n "${F2_FULL:-}" ]; then
 	next=$ver.1
 	mkdir -p "$out/f2/debs-next"
@@ -55,8 +55,58 @@ if [ -n "${F2_FULL:-}" ]; then
 			"$out/f2/debs-next/" ||
 		die "dpkg-buildpackage of version $next failed: $out/pkg-next.log"
 	echo "$next" >"$out/f2/NEXT"
-	boots="1 2 3 native"
+	boots="1 2 3 sb1 sb2 native"
 fi
+# The Secure Boot boots (sb1, sb2): OVMF with Secure Boot and Microsoft's
+# keys (this machine's ovmf package, its OVMF_VARS_4M.ms.fd), a third disk
+# with an EFI system partition that holds Debian's signed shim, MokManager
+# and GRUB (mkimage.sh) and the guest's own signed kernel and initrd, read
+# from its disk; GRUB's command line is the one -k boots get. Before sb2,
+# DKMS's key (the guest's /var/lib/dkms/mok.pub) goes into shim's MokList
+# in the firmware's variable store, where MokManager puts it after
+# `mokutil --import` and a person at the keyboard (Debian 13's virt-fw-vars,
+# python3-virt-firmware, run by this machine's python3).
+shim_guid=605dab50-e046-4300-abb6-3dd810dd8b23
+# mkesp: $out/esp.img from the guest's disk
+mkesp() {
+	local img=$out/esp.img part=$out/esp.part m
+	debugfs -R "dump /boot/vmlinuz-$krel $out/vmlinuz-sb" "$out/rootfs.img" 2>/dev/null &&
+		debugfs -R "dump /boot/initrd.img-$krel $out/initrd-sb" "$out/rootfs.img" 2>/dev/null &&
+		[ -s "$out/vmlinuz-sb" ] && [ -s "$out/initrd-sb" ] || return 1
+	cat >"$out/grub.cfg" <<-GRUB
+		set timeout=0
+		linux /vmlinuz root=/dev/vda rw console=ttyS0 panic=-1 oops=panic loglevel=5 systemd.show_status=0
+		initrd /initrd.img
+		boot
+	GRUB
+	rm -f "$img" "$part"
+	truncate -s 64M "$img" && truncate -s 63M "$part" &&
+		printf 'label: gpt\nstart=2048, type=C12A7328-F81F-11D2-BA4B-00A0C93EC93B, name=ESP\n' |
+		sfdisk -q "$img" && mkfs.fat -F 32 -n ESP "$part" >/dev/null || return 1
+	m=(-i "$part")
+	mmd "${m[@]}" ::/EFI ::/EFI/BOOT ::/EFI/debian &&
+		mcopy "${m[@]}" "$EFI/shimx64.efi" ::/EFI/BOOT/BOOTX64.EFI &&
+		mcopy "${m[@]}" "$EFI/mmx64.efi" "$EFI/grubx64.efi" ::/EFI/BOOT/ &&
+		mcopy "${m[@]}" "$out/grub.cfg" ::/EFI/debian/grub.cfg &&
+		mcopy "${m[@]}" "$out/vmlinuz-sb" ::/vmlinuz &&
+		mcopy "${m[@]}" "$out/initrd-sb" ::/initrd.img || return 1
+	dd if="$part" of="$img" bs=1M seek=1 conv=notrunc status=none &&
+		rm -f "$part"
+}
+# enrol: DKMS's key, from the guest's disk, into MokList in $out/vars.fd
+enrol() {
+	local vf=$out/virt-fw
+	debugfs -R "dump /var/lib/dkms/mok.pub $out/mok.der" "$out/rootfs.img" 2>/dev/null &&
+		openssl x509 -inform DER -in "$out/mok.der" -out "$out/mok.pem" &&
+		echo "# DKMS's key: $(openssl x509 -in "$out/mok.pem" -noout -subject -serial | paste -sd' ')" || return 1
+	"$top/tests/gatekeepers/fetch-debs.sh" trixie "$vf" python3-virt-firmware \
+		>"$out/virt-fw.versions" || return 1
+	PYTHONPATH=$vf/usr/lib/python3/dist-packages /usr/bin/python3 -m virt.firmware.vars \
+		--input "$out/vars.fd" --output "$out/vars-mok.fd" \
+		--add-mok "$shim_guid" "$out/mok.pem" >"$out/virt-fw.log" 2>&1 &&
+		mv "$out/vars-mok.fd" "$out/vars.fd"
+}
+
 # the test programs (static), and Debian 13's loader, glibc and chmod
 flags=(-O2 -Wall -Wextra -Werror -static)
 m32=(-m32 -isystem "/usr/include/$(gcc -print-multiarch)")
@@ -95,14 +145,39 @@ for boot in $boots; do
 			break
 		}
 	fi
+	boot_with=(-k "$kernel" -i "$initrd" -a "root=/dev/vda rw systemd.show_status=0")
+	esp=()
+	case $boot in
+	sb1)
+		cp /usr/share/OVMF/OVMF_VARS_4M.ms.fd "$out/vars.fd" &&
+			chmod u+w "$out/vars.fd" && mkesp || {
+			echo "not ok 1 realsys: cannot make the EFI system partition or the variable store"
+			f=$((f + 1)) status=1
+			break
+		} ;;
+	sb2)
+		enrol || {
+			echo "not ok 1 realsys: cannot enrol DKMS's key in MokList: $out/virt-fw.log"
+			f=$((f + 1)) status=1
+			break
+		} ;;
+	esac
+	case $boot in
+	sb*)
+		bk="$krel, Secure Boot"
+		boot_with=(-U "$out/vars.fd")
+		# (the ESP in a PCI slot after the other two disks': the
+		# guest's /dev/vda stays its root)
+		esp=(-drive "file=$out/esp.img,if=none,format=raw,id=esp"
+		     -device virtio-blk-pci,drive=esp,bootindex=0,addr=0x10) ;;
+	esac
 	echo "# == realsys: boot $boot of Debian 12 ($bk, systemd)"
 	# -I: a DKMS build under emulation prints nothing for minutes
-	"$top/tests/vm/run.sh" -k "$kernel" -i "$initrd" -m 1536 -t 1800 -I 900 \
-		-l "$out/console-$boot.log" \
-		-a "root=/dev/vda rw systemd.show_status=0" -- \
+	"$top/tests/vm/run.sh" "${boot_with[@]}" -m 1536 -t 1800 -I 900 \
+		-l "$out/console-$boot.log" -- \
 		-drive "file=$out/rootfs.img,if=virtio,format=raw" \
 		-drive "file=$out/f2.img,if=virtio,format=raw,readonly=on" \
-		>"$out/verdict-$boot"
+		"${esp[@]}" >"$out/verdict-$boot"
 	rc=$?
 	tr -d '\r' <"$out/console-$boot.log" | grep -E '^(not )?ok |^# '
 	cat "$out/verdict-$boot"

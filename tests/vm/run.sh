@@ -32,6 +32,11 @@
 #               Call Trace lines); any other report still counts
 #   -L LEVEL    kernel console loglevel (default 5: warnings and worse); /init
 #               also sends the whole kernel log to the status channel
+#   -U VARS     boot through UEFI firmware with Secure Boot instead of -k/-i:
+#               q35 with SMM, this machine's OVMF (Debian's ovmf package:
+#               OVMF_CODE_4M.secboot.fd), VARS its variable store (written
+#               by the guest); the disks' boot loader chooses the kernel and
+#               its command line (tests/realsys/run.sh); amd64 only
 #   -- ...      passed to QEMU as is (drives, ...)
 #
 # Exit status, with a one-line verdict on stdout:
@@ -45,13 +50,14 @@
 set -euo pipefail
 
 die() { echo "run.sh: $*" >&2; exit 2; }
-usage() { die "usage: run.sh [-r amd64|arm64] [-q trixie|debian13|system] [-t SEC] [-I SEC] [-m MIB] [-s CPUS] [-c] [-a ARGS] [-O] [-L LEVEL] -k VMLINUZ -i INITRD -l LOG [-- QEMU_ARG...]"; }
+usage() { die "usage: run.sh [-r amd64|arm64] [-q trixie|debian13|system] [-t SEC] [-I SEC] [-m MIB] [-s CPUS] [-c] [-a ARGS] [-O] [-L LEVEL] {-k VMLINUZ -i INITRD | -U VARS} -l LOG [-- QEMU_ARG...]"; }
 
 kernel='' initrd='' log='' append='' arch=amd64 emulator=trixie
 timeout=600 idle=240 mem=1024 cpus='' loglevel=5 icount=()
-oops=oops=panic expected_oops=0
-while getopts k:i:l:t:I:m:s:ca:OL:r:q: opt; do
+oops=oops=panic expected_oops=0 uefi_vars=''
+while getopts k:i:l:t:I:m:s:ca:OL:r:q:U: opt; do
 	case $opt in
+	U) uefi_vars=$OPTARG ;;
 	I) idle=$OPTARG ;;
 	q) emulator=$OPTARG ;;
 	r) arch=$OPTARG ;;
@@ -69,11 +75,22 @@ while getopts k:i:l:t:I:m:s:ca:OL:r:q: opt; do
 	esac
 done
 shift $((OPTIND - 1))
-if [ -z "$kernel" ] || [ -z "$initrd" ] || [ -z "$log" ]; then
-	usage
+[ -n "$log" ] || usage
+if [ -n "$uefi_vars" ]; then
+	# the firmware boots what the disks hold
+	[ -z "$kernel$initrd$append" ] && [ "$arch" = amd64 ] || usage
+	ovmf=/usr/share/OVMF/OVMF_CODE_4M.secboot.fd
+	[ -r "$ovmf" ] || die "no $ovmf: install Debian's ovmf package (tests/install-deps.sh)"
+	[ -w "$uefi_vars" ] || die "cannot write the variable store $uefi_vars"
+	boot=(-machine q35,smm=on
+	      -global driver=cfi.pflash01,property=secure,value=on
+	      -drive "if=pflash,format=raw,unit=0,readonly=on,file=$ovmf"
+	      -drive "if=pflash,format=raw,unit=1,file=$uefi_vars")
+else
+	[ -n "$kernel" ] && [ -n "$initrd" ] || usage
+	[ -r "$kernel" ] || die "cannot read kernel $kernel"
+	[ -r "$initrd" ] || die "cannot read initramfs $initrd"
 fi
-[ -r "$kernel" ] || die "cannot read kernel $kernel"
-[ -r "$initrd" ] || die "cannot read initramfs $initrd"
 
 if [ -z "$cpus" ]; then
 	cpus=$((${#icount[@]} ? 1 : 2))
@@ -108,6 +125,10 @@ arm64)
 *)
 	die "unknown architecture $arch" ;;
 esac
+
+[ -n "$uefi_vars" ] ||
+	boot=(-kernel "$kernel" -initrd "$initrd"
+	      -append "console=$console panic=-1 $oops loglevel=$loglevel $append")
 
 # thread=multi: one host thread per vCPU, running at the same time, so
 # that races between CPUs (code patched while another CPU runs it) can
@@ -153,9 +174,7 @@ rc=0
 : >"$status"
 timeout -k 10 "$timeout" "${qemu[@]}" \
 	-accel tcg,thread=$threads -m "$mem" -smp "$cpus" "${icount[@]}" \
-	-kernel "$kernel" -initrd "$initrd" \
-	-append "console=$console panic=-1 $oops loglevel=$loglevel $append" \
-	-nodefaults -display none -monitor none -no-reboot "${serial[@]}" \
+	"${boot[@]}" -nodefaults -display none -monitor none -no-reboot "${serial[@]}" \
 	"$@" </dev/null &
 qpid=$!
 # Whatever stops this script stops the guest too. kill fails when QEMU
