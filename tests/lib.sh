@@ -183,6 +183,28 @@ f2_dkms_build() {
 	return "$rc"
 }
 
+# f2_sign_module KEY CERT IN OUT: IN signed as the kernel's scripts/sign-file
+# signs (CMS, SHA-256, detached, no certificates, no signed attributes,
+# issuer and serial), with this machine's openssl: a PKCS#7 signature,
+# struct module_signature (id_type PKEY_ID_PKCS7 = 2, the signature's
+# length big-endian) and the marker appended. Debian 11's sign-file needs
+# OpenSSL 1.1, which Debian 12 lacks; this serves every kernel.
+f2_sign_module() {
+	local sig=$4.p7s len
+
+	openssl cms -sign -binary -noattr -nocerts -nosmimecap -md sha256 \
+		-signer "$2" -inkey "$1" -in "$3" -outform DER -out "$sig" || return 1
+	len=$(stat -c %s "$sig")
+	{
+		cat "$3" "$sig"
+		printf '\0\0\2\0\0\0\0\0'
+		# shellcheck disable=SC2059 # octal escapes made here
+		printf "$(printf '\\%03o' $((len >> 24 & 255)) $((len >> 16 & 255)) \
+			$((len >> 8 & 255)) $((len & 255)))"
+		printf '~Module signature appended~\n'
+	} >"$4" && rm -f "$sig"
+}
+
 # f2_build_hog DIR: the test-only ftrace user (tests/hog) for the guest.
 f2_build_hog() {
 	rm -rf "$1"

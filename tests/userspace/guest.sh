@@ -200,6 +200,15 @@ if [ -w /sys/kernel/security/lockdown ] &&
 		"load says: unsigned module refused by Secure Boot or lockdown"
 	[ ! -e /sys/module/fchmodat2 ]
 	step $? "the module is not loaded"
+	# signed, by a key the kernel does not trust (DKMS's before it is
+	# enrolled): lockdown refuses it with the same EPERM
+	cp /f2/fchmodat2-signed.ko "$moddir/updates/fchmodat2.ko"
+	step $? "install a copy signed by a key no kernel trusts"
+	expect_exit 1 "fchmodat2ctl load, signed by an untrusted key, locked down" ./fchmodat2ctl load
+	said 'lockdown (lockdown: integrity): the module is signed, but by a key this kernel does not trust: enroll it (DKMS.s: mokutil --import /var/lib/dkms/mok.pub).*\[EPERM\]' \
+		"load says: signed by a key the kernel does not trust, enrol it (EPERM)"
+	[ ! -e /sys/module/fchmodat2 ]
+	step $? "the module is not loaded"
 else
 	echo "ok $((steps += 1)) harness: lockdown # SKIP no writable /sys/kernel/security/lockdown"
 fi

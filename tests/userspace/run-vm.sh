@@ -93,12 +93,21 @@ else
 fi
 echo "$release" >"$out/release"
 
+# the module signed by a throwaway key no kernel trusts (as DKMS's is
+# until enrolled): what fchmodat2ctl load says of it under lockdown
+openssl req -new -x509 -newkey rsa:2048 -nodes -days 2 \
+	-subj '/CN=fchmodat2 test key, trusted by no kernel/' \
+	-keyout "$out/untrusted.key" -out "$out/untrusted.pem" >/dev/null 2>&1 &&
+	f2_sign_module "$out/untrusted.key" "$out/untrusted.pem" \
+		"$out/module/fchmodat2.ko" "$out/fchmodat2-signed.ko" ||
+	die "cannot sign the module with a test key"
+
 progs=("$U/fchmodat2ctl" "$U/libtest" "$U/libtest-static" "$U/lchmod_prog")
 stage=$out/f2
 f2_stage "$stage" "$top/tests/userspace/guest.sh" "${progs[@]}" \
 	"$U/libfchmodat2-preload.so" "$top/tests/guest/steps.sh" \
 	"$out/module/fchmodat2.ko" "$out/fchmodat2-other.ko" \
-	"$out/hog/f2_hog.ko" || die "cannot stage"
+	"$out/fchmodat2-signed.ko" "$out/hog/f2_hog.ko" || die "cannot stage"
 cp -L "$U/libfchmodat2.so.0" "$stage/"
 
 # the release's glibc, libkmod and what they need: this machine's
