@@ -374,7 +374,7 @@ sb_boot2() {
 	jr=$(journalctl -b -u fchmodat2.service --no-pager -o cat)
 	echo "$jr" | sed 's/^/#   /'
 	[ -d /sys/module/fchmodat2 ] &&
-		echo "$jr" | grep -q "fchmodat2: module loaded (version $ver)" &&
+		echo "$jr" | grep -q "fchmodat2: module loaded (version $(modinfo -F version fchmodat2))" &&
 		[ "$(systemctl show -P Result fchmodat2.service)" = success ]
 	step $? "fchmodat2.service loaded the DKMS-signed module at boot, locked down"
 	[ "$(cat /sys/module/fchmodat2/taint)" = O ]
