@@ -22,7 +22,7 @@ set -uo pipefail
 b=${1:-$(cd "$(dirname "$0")/.." && pwd)/build}
 
 logs=()
-for f in "$b"/native/*.tap "$b"/checkpatch.tap "$b"/package.tap \
+for f in "$b"/native/*.tap "$b"/checkpatch.tap "$b"/package-*.tap \
 	 "$b"/vm-*/install.tap "$b"/vm-*/console.log "$b"/vm-*/x32-console.log \
 	 "$b"/vm-*/oops-console.log "$b"/stress-vm/*/console.log \
 	 "$b"/gatekeepers.tap "$b"/userspace-vm-*.log "$b"/realsys/console-*.log; do

@@ -120,10 +120,12 @@ f2_version() {
 # (and new files it does not ignore), without the build tree: DIR/src, the
 # .debs in DIR. With VERSION, the copy is released as that version first
 # (dkms.conf and a debian/changelog entry): the next version of the same
-# tree, for the package upgrade of tests/realsys. Output:
-# dpkg-buildpackage's.
+# tree, for the package upgrade of tests/realsys. With ROOT (a root of
+# tests/userspace/build-root.sh: another Debian release), the packages are
+# built in it (f2_chroot), with its dpkg-dev, debhelper, dkms and
+# compiler; DIR must then be below ROOT. Output: dpkg-buildpackage's.
 f2_build_debs() {
-	local dir=$1 next=${2:-} who
+	local dir=$1 next=${2:-} root=${3:-} who
 
 	rm -rf "$dir"
 	mkdir -p "$dir/src"
@@ -141,7 +143,25 @@ f2_build_debs() {
 		} >"$dir/changelog" && mv "$dir/changelog" "$dir/src/debian/changelog" ||
 			return 1
 	fi
-	(cd "$dir/src" && dpkg-buildpackage -b -us -uc)
+	if [ -n "$root" ]; then
+		f2_chroot "$root" sh -c 'cd "$1" && dpkg-buildpackage -b -us -uc' \
+			- "${dir#"$root"}/src"
+	else
+		(cd "$dir/src" && dpkg-buildpackage -b -us -uc)
+	fi
+}
+
+# f2_chroot ROOT CMD...: CMD chrooted into ROOT (a root of
+# tests/userspace/build-root.sh), in mount and PID namespaces of its own
+# with a /proc of its own, as sbuild's and pbuilder's chroots have one; as
+# a user, in a user namespace of their own. This machine's mounts do not
+# change.
+f2_chroot() {
+	local root=$1 as=()
+
+	shift
+	[ "$(id -u)" = 0 ] || as=(-r)
+	unshare "${as[@]}" -m -p -f --mount-proc="$root/proc" chroot "$root" "$@"
 }
 
 # f2_dkms_build DIR: "dkms add" and "dkms build" for $KREL against $KDIR,

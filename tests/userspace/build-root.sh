@@ -3,12 +3,15 @@
 #
 # build-root.sh SUITE: a Debian root of SUITE (bullseye: Debian 11) with
 # what a user of that release builds userspace/ with: its gcc, make, libc,
-# libkmod and pkg-config, from this machine's apt sources
+# libkmod and pkgconf; and what its Debian developer builds and checks
+# the packages with: dpkg-dev, debhelper, dkms (dh_dkms) and lintian; from
+# this machine's apt sources
 # (tests/vm/apt-mirrors.sh). Made once with mmdebstrap and kept in
 # $f2_cache/userland/SUITE-vN (tests/vm/cache.sh); prints the root's path.
 # The userspace lane builds the library, the preload shim and fchmodat2ctl
 # inside it (chroot), and runs them with its libraries in the guests of
-# that release's kernel. Needs root for mmdebstrap (sudo otherwise, as
+# that release's kernel; tests/package.sh builds the packages in it
+# (dpkg-buildpackage, lintian) for the real system of that release. Needs root for mmdebstrap (sudo otherwise, as
 # make prepare does; /src in the root is then the user's, who builds in it
 # with unshare -r chroot).
 #
@@ -20,7 +23,7 @@ suite=${1:?usage: build-root.sh SUITE}
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=tests/vm/cache.sh
 . "$repo/tests/vm/cache.sh"
-root_version=1
+root_version=2
 dir=$f2_cache/userland/$suite-v$root_version
 root=$dir/root
 if [ -e "$dir/done" ]; then
@@ -49,7 +52,8 @@ flock 9
 rm -rf --one-file-system "$root"
 echo "build-root.sh: making a Debian $suite root to build userspace/ in ($dir)" >&2
 mmdebstrap --mode=root --variant=minbase \
-	--include=gcc,make,libc6-dev,libkmod-dev,pkg-config \
+	--include=gcc,make,libc6-dev,libkmod-dev,pkgconf \
+	--include=build-essential,dpkg-dev,debhelper,dkms,lintian \
 	--aptopt='APT::Install-Recommends "false"' \
 	"$suite" "$root" \
 	"deb [signed-by=$keyring] $debian_uri $suite main" \

@@ -74,14 +74,7 @@ else
 		cp -a "$top/tests/userspace" "$top/tests/tap.h" "$sysroot/src/tests/" ||
 		die "cannot copy the sources into $sysroot/src"
 	rm -rf "$sysroot/src/userspace/build"
-	# as root, or as a user in a user namespace of their own
-	chrooted() {
-		if [ "$(id -u)" = 0 ]; then
-			chroot "$sysroot" "$@"
-		else
-			unshare -r chroot "$sysroot" "$@"
-		fi
-	}
+	chrooted() { f2_chroot "$sysroot" "$@"; }
 	{ chrooted sh -c 'gcc --version | head -n 1; ldd --version | head -n 1' &&
 		chrooted make -s -C /src/userspace O=/src/build tests; } \
 		>>"$out/build.log" 2>&1 ||
