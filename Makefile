@@ -220,15 +220,17 @@ sweep: deps
 	$(MAKE) tests tests-arm64
 	tests/sweep.sh
 
-# The user's path on a Debian 12 system with systemd: apt, DKMS, reboot
+# The user's path on Debian 12 and Debian 11 systems with systemd: apt, DKMS, reboot
 # (tests/realsys/); also a stage of make check.
 realsys: deps
-	tests/realsys/run.sh
+	tests/realsys/run.sh bookworm
+	tests/realsys/run.sh bullseye
 
 # Everything make check does through sudo, done first (under build/no452's
 # seccomp filter, no_new_privs forbids sudo).
 prepare: deps $(B)/no452
-	tests/realsys/mkimage.sh >/dev/null
+	tests/realsys/mkimage.sh bookworm >/dev/null
+	tests/realsys/mkimage.sh bullseye >/dev/null
 	tests/userspace/build-root.sh bullseye >/dev/null
 
 # Why the guests run on Debian 13's QEMU with tests/vm/qemu-patches/

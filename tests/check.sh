@@ -386,21 +386,25 @@ for series in 5.10 6.1; do
 	row "userspace in QEMU, $series" "$([ "$rc" = 2 ] && echo FAIL || echo ok)" - "$p" "$f" "$s" - -
 done
 
-# The user's path on a real Debian 12 system: systemd, apt install of the
-# packages built here, DKMS (signed), fchmodat2ctl, fchmodat2.service and
-# a reboot, a second kernel package, the kernel upgrade to 6.12 and a boot
-# on it, apt remove (tests/realsys/).
-case " ${F2_SERIES:-6.1} " in *" 6.1 "*)
-	echo "== real system: Debian 12, systemd, apt, DKMS"
-	"$top/tests/realsys/run.sh" >"$B/realsys.tap" 2>&1
+# The user's path on a real Debian system: systemd, apt install of the
+# packages built by that release's tools, DKMS, fchmodat2ctl,
+# fchmodat2.service and a reboot, a second kernel package and apt remove
+# (tests/realsys/); on Debian 12 also Secure Boot and the kernel upgrade to
+# 6.12 and a boot on it; on Debian 11 a boot on the second kernel.
+realsys() {
+	local suite=$1 name=$2 tap=$B/$3.tap rc krel p f s verdict
+	echo "== real system: $name, systemd, apt, DKMS"
+	"$top/tests/realsys/run.sh" "$suite" >"$tap" 2>&1
 	rc=$?
-	grep -E '^not ok|^verdict' "$B/realsys.tap"
+	grep -E '^not ok|^verdict' "$tap"
 	krel=? p=0 f=0 s=0 verdict='no result'
-	IFS='|' read -r _ _ krel p f s verdict < <(grep '^F2-ROW|' "$B/realsys.tap")
+	IFS='|' read -r _ _ krel p f s verdict < <(grep '^F2-ROW|' "$tap")
 	[ "$rc" != 0 ] && [ "$f" = 0 ] && f=1
 	pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
-	row "real system $krel" "$([ "$rc" = 0 ] && echo ok || echo FAIL)" - "$p" "$f" "$s" - "${verdict%% (*}" ;;
-esac
+	row "real system $krel" "$([ "$rc" = 0 ] && echo ok || echo FAIL)" - "$p" "$f" "$s" - "${verdict%% (*}"
+}
+case " ${F2_SERIES:-6.1} " in *" 6.1 "*) realsys bookworm 'Debian 12' realsys ;; esac
+case " ${F2_SERIES:-5.10} " in *" 5.10 "*) realsys bullseye 'Debian 11' realsys-bullseye ;; esac
 
 echo
 printf '%-34s %-9s %-5s %5s %5s %5s %-6s %s\n' kernel build load pass fail skip unload console

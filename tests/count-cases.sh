@@ -25,7 +25,7 @@ logs=()
 for f in "$b"/native/*.tap "$b"/checkpatch.tap "$b"/package-*.tap \
 	 "$b"/vm-*/install.tap "$b"/vm-*/console.log "$b"/vm-*/x32-console.log \
 	 "$b"/vm-*/oops-console.log "$b"/stress-vm/*/console.log \
-	 "$b"/gatekeepers.tap "$b"/userspace-vm-*.log "$b"/realsys/console-*.log; do
+	 "$b"/gatekeepers.tap "$b"/userspace-vm-*.log "$b"/realsys*/console-*.log; do
 	[ -s "$f" ] || continue
 	[ -e "$b/.check-start" ] && [ ! "$f" -nt "$b/.check-start" ] && continue
 	logs+=("$f")
@@ -45,7 +45,7 @@ function lane_of(f) {
 	if (f ~ /^stress-vm\//) return "stress lane"
 	if (f ~ /^gatekeepers/) return "gatekeeper sets"
 	if (f ~ /^userspace-vm/) return "userspace lane"
-	if (f ~ /^realsys\//) return "real system"
+	if (f ~ /^realsys(-bullseye)?\//) return "real system"
 	return "check lane"
 }
 function norm(d) {

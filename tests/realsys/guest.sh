@@ -1,10 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The real-system stage, inside the Debian 12 guest of mkimage.sh: run by
-# f2-stage.service (systemd) from the drive labelled F2, mounted on /f2,
-# once per boot. tests/realsys/run.sh boots the same disk five times
-# (six with F2_FULL=1):
+# The real-system stage, inside the Debian 12 (or 11) guest of mkimage.sh:
+# run by f2-stage.service (systemd) from the drive labelled F2, mounted on
+# /f2, once per boot. tests/realsys/run.sh boots the same disk six times
+# (seven with F2_FULL=1) on Debian 12, three (four) on Debian 11:
 #
 #   boot 1: no fchmodat2; Debian 13's chmod -R cannot work without /proc;
 #           apt installs the packages the tree built; DKMS builds and
@@ -32,9 +32,15 @@
 #   sb2:    the same with DKMS's key in MokList (run.sh puts it there, as
 #           MokManager does): the unit loaded the module at boot, it
 #           serves 452 locked down, an unsigned copy is rejected;
+#   cloud:  the cloud flavour installed in boot 2: the unit loaded the
+#           module DKMS built for it at boot, it serves;
 #   last boot, on 6.12 (native fchmodat2): nothing loads, the unit does
 #           nothing and fails nothing, fchmodat2ctl says native; apt
 #           remove leaves nothing.
+#
+# Debian 11 (bullseye): boots 1, 2 (and 3) and cloud as above, with DKMS
+# 2.8, which does not sign, without Secure Boot and the kernel upgrade to
+# 6.12; apt remove at the end of the cloud boot leaves nothing.
 #
 # TAP on the console (ttyS0); the kernel log and "F2-STATUS <rc>" on the
 # status channel (ttyS1), as tests/vm/init does.
@@ -47,9 +53,13 @@ F2=/f2
 . "$F2/suite.sh"
 GK_BIN=$F2/bin
 ver=$(cat "$F2/VERSION")
+release=$(cat "$F2/RELEASE")
+relname='Debian 12'
+[ "$release" = bullseye ] && relname='Debian 11'
 krel=$(cat /var/cache/f2-debs/KREL)
 cloud=$(cat /var/cache/f2-debs/CLOUD_KREL)
-native=$(cat /var/cache/f2-debs-native/KREL)
+# Debian 12's kernel upgrade out of the series: its 6.12 (native fchmodat2)
+native=$(cat /var/cache/f2-debs-upgrade/KREL)
 state=/var/lib/f2-stage
 mkdir -p "$state"
 phase=$(cat "$state/phase" 2>/dev/null || echo 1)
@@ -73,6 +83,14 @@ status_json() {
 	echo "# fchmodat2ctl status --json (exit $st_rc): $json"
 }
 modules_of() { find /lib/modules -name 'fchmodat2.ko*' 2>/dev/null; }
+# dkms_installed VERSION KREL: dkms status says VERSION is installed for
+# KREL (DKMS 3's "fchmodat2/V, K, x86_64: installed"; DKMS 2.8's
+# "fchmodat2, V, K, x86_64: installed")
+# (fixed strings: a kernel release may hold a "+")
+dkms_installed() {
+	echo "$ds" | grep -qxF -e "fchmodat2/$1, $2, x86_64: installed" \
+		-e "fchmodat2, $1, $2, x86_64: installed"
+}
 
 system_checks() {
 	[ "$(cat /proc/1/comm)" = systemd ]
@@ -83,7 +101,7 @@ system_checks() {
 	[ -z "$failed_units" ]
 	step $? "no failed systemd unit${failed_units:+: $failed_units}"
 	[ "$(uname -r)" = "${1:-$krel}" ]
-	step $? "the guest runs Debian 12's ${1:-$krel}"
+	step $? "the guest runs $relname's ${1:-$krel}"
 	preemption_checks
 }
 
@@ -105,18 +123,26 @@ boot1() {
 	step $? "apt-get install fchmodat2-dkms fchmodat2ctl libfchmodat2-0 (local .debs)"
 	ds=$(dkms status fchmodat2 2>&1)
 	echo "# dkms status: $ds"
-	echo "$ds" | grep -qx "fchmodat2/$ver, $krel, x86_64: installed"
+	dkms_installed "$ver" "$krel"
 	step $? "DKMS built and installed fchmodat2/$ver for $krel"
 	ko=$(modinfo -n fchmodat2 2>/dev/null)
 	case $ko in /lib/modules/"$krel"/updates/*) true ;; *) false ;; esac
 	step $? "modprobe finds DKMS's module: $ko"
-	# DKMS signs with the key it made on first use (/var/lib/dkms/mok.*)
-	key=$(openssl x509 -inform DER -in /var/lib/dkms/mok.pub -noout -serial 2>/dev/null |
-		sed 's/^serial=//' | serial)
-	sig=$(modinfo -F sig_key "$ko" 2>/dev/null | serial)
-	echo "# signer: $(modinfo -F signer "$ko"), sig_key $sig; DKMS key serial $key"
-	[ -n "$key" ] && [ "$sig" = "$key" ]
-	step $? "the module is signed with the key DKMS created (/var/lib/dkms/mok.pub)"
+	signed=true
+	if [ "$release" = bullseye ]; then
+		# DKMS 2.8 does not sign (README: Secure Boot on Debian 11)
+		signed=false
+		[ -z "$(modinfo -F signer "$ko")" ] && [ ! -e /var/lib/dkms/mok.pub ]
+		step $? "Debian 11's DKMS did not sign the module (no signer, no /var/lib/dkms/mok.pub)"
+	else
+		# DKMS signs with the key it made on first use (/var/lib/dkms/mok.*)
+		key=$(openssl x509 -inform DER -in /var/lib/dkms/mok.pub -noout -serial 2>/dev/null |
+			sed 's/^serial=//' | serial)
+		sig=$(modinfo -F sig_key "$ko" 2>/dev/null | serial)
+		echo "# signer: $(modinfo -F signer "$ko"), sig_key $sig; DKMS key serial $key"
+		[ -n "$key" ] && [ "$sig" = "$key" ]
+		step $? "the module is signed with the key DKMS created (/var/lib/dkms/mok.pub)"
+	fi
 
 	# the package's unit loaded it at install, with no manual step
 	[ -d /sys/module/fchmodat2 ] && f2_probe | grep -q available
@@ -128,8 +154,8 @@ boot1() {
 	step $? "fchmodat2ctl load (the module is already loaded: nothing to do)"
 	status_json
 	[ "$st_rc" = 0 ] && echo "$json" | grep -q '"state": *"module"' &&
-		echo "$json" | grep -q '"signed": *true'
-	step $? "fchmodat2ctl status --json: served by the module (exit 0), installed module signed"
+		echo "$json" | grep -q "\"signed\": *$signed"
+	step $? "fchmodat2ctl status --json: served by the module (exit 0), installed module signed: $signed"
 	run "$GK_BIN/fchmodat2_test" -d "$tmp"
 	run "$GK_BIN/fchmodat2_test32" -d "$tmp"
 }
@@ -157,7 +183,7 @@ boot2() {
 	step $? "apt-get install linux-image-$cloud linux-headers-$cloud"
 	ds=$(dkms status fchmodat2 2>&1)
 	echo "# dkms status: $ds"
-	echo "$ds" | grep -qx "fchmodat2/$ver, $cloud, x86_64: installed"
+	dkms_installed "$ver" "$cloud"
 	step $? "DKMS's kernel hook built and installed the module for $cloud"
 	ko=$(find "/lib/modules/$cloud/updates" -name 'fchmodat2.ko*' | head -n 1)
 	vm=$(modinfo -F vermagic "$ko" 2>/dev/null)
@@ -166,7 +192,7 @@ boot2() {
 
 	if [ -f "$F2/NEXT" ]; then
 		upgrade
-	else
+	elif [ "$release" = bookworm ]; then
 		kernel_upgrade
 	fi
 }
@@ -196,8 +222,8 @@ upgrade() {
 	step $? "fchmodat2.service is still enabled and active"
 	ds=$(dkms status fchmodat2 2>&1)
 	echo "# dkms status: $ds"
-	echo "$ds" | grep -qx "fchmodat2/$next, $krel, x86_64: installed" &&
-		! echo "$ds" | grep -q "^fchmodat2/$ver,"
+	dkms_installed "$next" "$krel" &&
+		! echo "$ds" | grep -qF -e "fchmodat2/$ver," -e "fchmodat2, $ver,"
 	step $? "DKMS built and installed fchmodat2/$next for $krel; $ver is gone"
 	[ "$(modinfo -F version fchmodat2 2>/dev/null)" = "$next" ]
 	step $? "modprobe now finds version $next ($(modinfo -n fchmodat2 2>/dev/null))"
@@ -216,7 +242,7 @@ boot3() {
 	step $? "fchmodat2.service loaded version $next at boot"
 	run "$GK_BIN/fchmodat2_test" -d "$tmp"
 	ver=$next
-	kernel_upgrade
+	[ "$release" = bookworm ] && kernel_upgrade
 }
 
 # The kernel upgrade of a Debian 12 user to 6.12 (bookworm's
@@ -233,7 +259,7 @@ kernel_upgrade() {
 	echo "# ===== kernel upgrade to $native (native fchmodat2)"
 	echo "# apt-get install linux-image-6.12-amd64 linux-headers-6.12-amd64 (local .debs)"
 	quiet env DEBIAN_FRONTEND=noninteractive apt-get install -y \
-		/var/cache/f2-debs-native/*.deb
+		/var/cache/f2-debs-upgrade/*.deb
 	rc=$?
 	[ "$rc" = 0 ] && dpkg-query -W -f '${Status}\n' "linux-image-$native" |
 		grep -qx 'install ok installed'
@@ -241,7 +267,7 @@ kernel_upgrade() {
 	ds=$(dkms status fchmodat2 2>&1)
 	echo "# dkms status: $ds"
 	ko=$(find "/lib/modules/$native" -name 'fchmodat2.ko*' | head -n 1)
-	echo "$ds" | grep -qx "fchmodat2/$ver, $native, x86_64: installed" &&
+	dkms_installed "$ver" "$native" &&
 		modinfo -F description "$ko" | grep -q '^fchmodat2 placeholder: kernel .* already has fchmodat2'
 	step $? "DKMS installed its placeholder for $native: $(modinfo -F description "$ko" 2>/dev/null)"
 }
@@ -276,6 +302,36 @@ native_boot() {
 	run gk_chmod_tap "$tmp" "$F2/trixie" 452
 	run "$GK_BIN/fchmodat2_test" -d "$tmp"
 	remove_all
+}
+
+# --- the second kernel of the series, installed in boot 2
+
+# loaded_at_boot KREL: the unit loaded the module DKMS built for KREL at
+# boot, and it serves
+loaded_at_boot() {
+	local jr
+	system_checks "$1"
+	jr=$(journalctl -b -u fchmodat2.service --no-pager -o cat)
+	echo "$jr" | sed 's/^/#   /'
+	[ -d /sys/module/fchmodat2 ] &&
+		echo "$jr" | grep -q "fchmodat2: module loaded (version $ver)" &&
+		[ "$(systemctl show -P Result fchmodat2.service)" = success ]
+	step $? "fchmodat2.service loaded the module at boot, and succeeded"
+	case $(modinfo -n fchmodat2 2>/dev/null) in
+	/lib/modules/"$1"/updates/*) true ;; *) false ;; esac
+	step $? "the module is DKMS's for $1: $(modinfo -n fchmodat2 2>/dev/null)"
+	status_json
+	[ "$st_rc" = 0 ] && echo "$json" | grep -q '"state": *"module"'
+	step $? "fchmodat2ctl status --json: served by the module (exit 0)"
+	run gk_chmod_tap "$tmp" "$F2/trixie" 452
+	run "$GK_BIN/fchmodat2_test" -d "$tmp"
+	run "$GK_BIN/fchmodat2_test32" -d "$tmp"
+}
+
+cloud_boot() {
+	echo "# ===== $cloud, the second kernel of the series installed in boot 2"
+	loaded_at_boot "$cloud"
+	[ "$release" = bullseye ] && remove_all
 }
 
 # --- Secure Boot (run.sh boots sb1 and sb2 through OVMF, shim and GRUB)
@@ -412,8 +468,10 @@ sb_boot2() {
 
 # unload, then remove every package: nothing stays
 remove_all() {
+	local was=loaded en
+	[ -d /sys/module/fchmodat2 ] || was='nothing loaded: nothing to do'
 	quiet fchmodat2ctl unload
-	step $? "fchmodat2ctl unload (nothing loaded: nothing to do)"
+	step $? "fchmodat2ctl unload ($was)"
 	[ ! -d /sys/module/fchmodat2 ]
 	step $? "no fchmodat2 module is loaded"
 	echo "# apt-get remove fchmodat2-dkms fchmodat2ctl libfchmodat2-0"
@@ -429,18 +487,28 @@ remove_all() {
 		/usr/sbin/fchmodat2ctl 2>/dev/null)
 	[ -z "$left" ]
 	step $? "no module under /lib/modules, no sources, no DKMS state, no tool left${left:+: $left}"
-	! systemctl cat fchmodat2.service >/dev/null 2>&1 &&
-		[ ! -e /etc/systemd/system/sysinit.target.wants/fchmodat2.service ]
-	step $? "fchmodat2.service is gone, enabled nowhere"
+	# (apt remove: dh_installsystemd's postrm masks the unit until purge;
+	# Debian 11's systemctl cat shows a masked unit and exits 0, Debian
+	# 12's exits 1: the unit's state is asked instead)
+	en=$(systemctl is-enabled fchmodat2.service 2>&1)
+	[ ! -e /lib/systemd/system/fchmodat2.service ] &&
+		[ ! -e /etc/systemd/system/sysinit.target.wants/fchmodat2.service ] &&
+		! systemctl is-active -q fchmodat2.service &&
+		case $en in masked | *"No such file"*) true ;; *) false ;; esac
+	step $? "fchmodat2.service is gone, enabled nowhere, inactive (is-enabled: $en)"
 }
 
+# after boot 2 (3 with a package upgrade)
+after=sb1
+[ "$release" = bullseye ] && after=cloud
 case $phase in
 1) boot1; next=2 ;;
-2) boot2; next=3; [ -f "$F2/NEXT" ] || next=sb1 ;;
-3) boot3; next=sb1 ;;
+2) boot2; next=3; [ -f "$F2/NEXT" ] || next=$after ;;
+3) boot3; next=$after ;;
 sb1) sb_boot1; next=sb2 ;;
-sb2) sb_boot2; next=native ;;
+sb2) sb_boot2; next=cloud ;;
 native) native_boot; next=done ;;
+cloud) cloud_boot; next=done; [ "$release" = bookworm ] && next=native ;;
 *) step 1 "unknown phase $phase"; next=done ;;
 esac
 kernel_log_checks

@@ -1,14 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# mkimage.sh: a Debian 12 system to boot in QEMU, as users run it:
-# systemd as init, apt, dkms with gcc and the headers of Debian 12's
-# newest 6.1 kernel, and that kernel. Made once with mmdebstrap from this
+# mkimage.sh [SUITE]: a Debian system to boot in QEMU, as users run it:
+# systemd as init, apt, dkms with gcc and the headers of the release's
+# newest kernel (Debian 12's 6.1: SUITE bookworm, the default; Debian 11's
+# 5.10: bullseye), and that kernel. Made once with mmdebstrap from this
 # machine's apt sources (tests/vm/apt-mirrors.sh) and kept in
-# $f2_cache/realsys/bookworm-vN/ (tests/vm/cache.sh): bump image_version
+# $f2_cache/realsys/SUITE-vN/ (tests/vm/cache.sh): bump image_version
 # below whenever what goes into the image changes. Prints the env file
-# (ROOTFS, VMLINUZ, INITRD, KREL, CLOUD_KREL, NATIVE_KREL, EFI). Needs root for
-# mmdebstrap (device nodes, file owners): run through sudo otherwise.
+# (RELEASE, ROOTFS, VMLINUZ, INITRD, KREL, CLOUD_KREL; UPGRADE_KREL and EFI
+# for Debian 12). Needs root for mmdebstrap (device nodes, file owners): run
+# through sudo otherwise.
 #
 # In the image:
 #   - /dev/vda is the root (ext4, 4 GiB sparse, no partition table); the
@@ -17,10 +19,13 @@
 #     (/dev/vdb) once the system is up, its output on the console;
 #   - /var/cache/f2-debs holds the cloud flavour of the same kernel ABI
 #     (image and headers): the "second kernel" a user installs later;
-#   - /var/cache/f2-debs-native holds what `apt install linux-image-6.12-amd64
-#     linux-headers-6.12-amd64` needs (Debian 12's 6.12, which has
-#     fchmodat2): the kernel upgrade that makes the module unneeded;
-#   - Debian's signed shim, MokManager and GRUB (shim-signed,
+#   - Debian 12: /var/cache/f2-debs-upgrade holds what `apt install
+#     linux-image-6.12-amd64 linux-headers-6.12-amd64` needs (Debian 12's
+#     6.12, which has fchmodat2): the kernel upgrade that makes the module
+#     unneeded. (Debian 11's way out of 5.10 within the release,
+#     bullseye-backports' 6.1, is no longer on Debian's mirrors: it is in
+#     the archive since Debian 11's end of life);
+#   - Debian 12 only: Debian's signed shim, MokManager and GRUB (shim-signed,
 #     shim-helpers-amd64-signed, grub-efi-amd64-signed), unpacked into
 #     $dir/efi/ rather than installed: their postinst runs grub-install,
 #     which in mmdebstrap's chroot would find this machine's firmware.
@@ -35,8 +40,13 @@ die() { echo "mkimage.sh: $*" >&2; exit 1; }
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=tests/vm/cache.sh
 . "$repo/tests/vm/cache.sh"
-image_version=3
-dir=$f2_cache/realsys/bookworm-v$image_version
+suite=${1:-bookworm}
+case $suite in
+bookworm) image_version=4 name=debian12 ;;
+bullseye) image_version=1 name=debian11 ;;
+*) die "unknown suite $suite (bookworm, bullseye)" ;;
+esac
+dir=$f2_cache/realsys/$suite-v$image_version
 env=$dir/env
 if [ -r "$env" ]; then
 	echo "$env"
@@ -48,7 +58,7 @@ if [ "$(id -u)" != 0 ]; then
 	echo "mkimage.sh: mmdebstrap needs root: running it through sudo" >&2
 	# Made as the user, so that the cache stays the user's to delete.
 	mkdir -p "$dir"
-	sudo env F2_CACHE="$f2_cache" "$0" >/dev/null
+	sudo env F2_CACHE="$f2_cache" "$0" "$suite" >/dev/null
 	sudo chown -R "$(id -u):$(id -g)" "$dir"
 	[ -r "$env" ] || die "sudo $0 made no image"
 	echo "$env"
@@ -69,7 +79,17 @@ awk -v r="$root/" 'index($2, r) == 1 { print $2 }' /proc/mounts | sort -r |
 	while read -r m; do umount -l "$m" || die "cannot unmount $m"; done
 rm -rf --one-file-system "$root" "$dir/rootfs.img"
 pkgs=systemd-sysv,udev,kmod,dbus,apt,dkms,openssl,initramfs-tools,zstd
-pkgs=$pkgs,linux-image-amd64,linux-headers-amd64,procps,mokutil
+pkgs=$pkgs,linux-image-amd64,linux-headers-amd64,procps
+sources=("deb [signed-by=$keyring] $debian_uri $suite main"
+	 "deb [signed-by=$keyring] $security_uri $suite-security main")
+if [ "$suite" = bookworm ]; then
+	pkgs=$pkgs,mokutil
+	# the Secure Boot boots' shim and GRUB; Debian 12's 6.12
+	get_efi='apt-get -q download shim-signed shim-helpers-amd64-signed grub-efi-amd64-signed'
+	upgrade='linux-image-6.12-amd64 linux-headers-6.12-amd64'
+else
+	get_efi=true upgrade=
+fi
 # The initramfs holds what QEMU's disk needs, not every driver
 # (MODULES=list and a hook): an administrator's choice that makes each
 # kernel installation, in the guest too, take seconds rather than minutes.
@@ -87,44 +107,49 @@ mmdebstrap --mode=root --variant=minbase --include="$pkgs" \
 		abi=\${krel%-amd64}
 		mkdir -p /var/cache/f2-efi /var/cache/f2-debs
 		cd /var/cache/f2-efi
-		apt-get -q download shim-signed shim-helpers-amd64-signed \
-			grub-efi-amd64-signed
+		'"$get_efi"'
 		cd /var/cache/f2-debs
 		apt-get -q download linux-image-\$abi-cloud-amd64 \
 			linux-headers-\$abi-cloud-amd64
 		echo \$krel >/var/cache/f2-debs/KREL
 		echo \$abi-cloud-amd64 >/var/cache/f2-debs/CLOUD_KREL
 		apt-get clean
-		apt-get -q install -y --download-only linux-image-6.12-amd64 \
-			linux-headers-6.12-amd64
-		mkdir -p /var/cache/f2-debs-native
-		mv /var/cache/apt/archives/*.deb /var/cache/f2-debs-native/
-		cd /var/cache/f2-debs-native
-		ls linux-image-6.12.*-amd64_*.deb | sed -n \"s/^linux-image-\\(.*-amd64\\)_.*/\\1/p\" \
-			>/var/cache/f2-debs-native/KREL
+		mkdir -p /var/cache/f2-debs-upgrade
+		: >/var/cache/f2-debs-upgrade/KREL
+		[ -z \"'"$upgrade"'\" ] && exit 0
+		apt-get -q install -y --download-only '"$upgrade"'
+		mv /var/cache/apt/archives/*.deb /var/cache/f2-debs-upgrade/
+		cd /var/cache/f2-debs-upgrade
+		for d in linux-image-*.deb; do
+			dpkg-deb -c \$d | sed -n \"s|.* ./boot/vmlinuz-||p\"
+		done >/var/cache/f2-debs-upgrade/KREL
 		apt-get clean"' \
-	bookworm "$root" \
-	"deb [signed-by=$keyring] $debian_uri bookworm main" \
-	"deb [signed-by=$keyring] $security_uri bookworm-security main" \
+	"$suite" "$root" "${sources[@]}" \
 	>"$dir/mmdebstrap.log" 2>&1 ||
 	{ tail -n 30 "$dir/mmdebstrap.log" >&2; die "mmdebstrap failed: $dir/mmdebstrap.log"; }
 
 krel=$(cat "$root/var/cache/f2-debs/KREL")
-rm -rf "$dir/efi" "$dir/efi-x"
-mkdir -p "$dir/efi"
-for deb in "$root"/var/cache/f2-efi/*.deb; do
-	dpkg-deb -x "$deb" "$dir/efi-x" || die "cannot unpack $deb"
-	dpkg-deb -f "$deb" Package Version | paste -sd' ' >>"$dir/efi/VERSIONS"
-done
-cp "$dir/efi-x/usr/lib/shim/shimx64.efi.signed" "$dir/efi/shimx64.efi" &&
-	cp "$dir/efi-x/usr/lib/shim/mmx64.efi.signed" "$dir/efi/mmx64.efi" &&
-	cp "$dir/efi-x/usr/lib/grub/x86_64-efi-signed/grubx64.efi.signed" \
-		"$dir/efi/grubx64.efi" || die "no signed shim or GRUB in the packages"
-rm -rf "$dir/efi-x" "$root/var/cache/f2-efi"
+efi=
+if [ "$suite" = bookworm ]; then
+	efi=$dir/efi
+	rm -rf "$dir/efi" "$dir/efi-x"
+	mkdir -p "$dir/efi"
+	for deb in "$root"/var/cache/f2-efi/*.deb; do
+		dpkg-deb -x "$deb" "$dir/efi-x" || die "cannot unpack $deb"
+		dpkg-deb -f "$deb" Package Version | paste -sd' ' >>"$dir/efi/VERSIONS"
+	done
+	cp "$dir/efi-x/usr/lib/shim/shimx64.efi.signed" "$dir/efi/shimx64.efi" &&
+		cp "$dir/efi-x/usr/lib/shim/mmx64.efi.signed" "$dir/efi/mmx64.efi" &&
+		cp "$dir/efi-x/usr/lib/grub/x86_64-efi-signed/grubx64.efi.signed" \
+			"$dir/efi/grubx64.efi" || die "no signed shim or GRUB in the packages"
+	rm -rf "$dir/efi-x"
+fi
+rm -rf "$root/var/cache/f2-efi"
 cloud=$(cat "$root/var/cache/f2-debs/CLOUD_KREL")
-native=$(cat "$root/var/cache/f2-debs-native/KREL")
-[ "$(echo "$native" | wc -w)" = 1 ] || die "not one Debian 12 6.12 kernel to install: '$native'"
-echo debian12 >"$root/etc/hostname"
+upgrade=$(cat "$root/var/cache/f2-debs-upgrade/KREL")
+[ "$suite" = bullseye ] || [ "$(echo "$upgrade" | wc -w)" = 1 ] ||
+	die "not one kernel to upgrade to: '$upgrade'"
+echo "$name" >"$root/etc/hostname"
 echo '/dev/vda / ext4 rw,errors=remount-ro 0 1' >"$root/etc/fstab"
 # No password, no login prompt: the stage's service is the only user.
 ln -sf /dev/null "$root/etc/systemd/system/getty@tty1.service"
@@ -153,17 +178,18 @@ ln -sf /etc/systemd/system/f2-stage.service \
 cp "$root/boot/vmlinuz-$krel" "$dir/vmlinuz"
 cp "$root/boot/initrd.img-$krel" "$dir/initrd.img"
 truncate -s 4G "$dir/rootfs.img"
-mke2fs -q -t ext4 -L debian12 -d "$root" "$dir/rootfs.img" ||
+mke2fs -q -t ext4 -L "$name" -d "$root" "$dir/rootfs.img" ||
 	die "mke2fs -d failed"
 rm -rf "$root"
 cat >"$env.new" <<ENV
+RELEASE=$suite
 ROOTFS=$dir/rootfs.img
 VMLINUZ=$dir/vmlinuz
 INITRD=$dir/initrd.img
 KREL=$krel
 CLOUD_KREL=$cloud
-NATIVE_KREL=$native
-EFI=$dir/efi
+UPGRADE_KREL=$upgrade
+EFI=$efi
 ENV
 mv "$env.new" "$env"
 echo "$env"

@@ -1,61 +1,85 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# run.sh: the user's whole path on a real Debian 12 system (systemd, apt,
-# DKMS), tests/realsys/guest.sh in the image of mkimage.sh, booted five
-# times (six with F2_FULL=1: a package upgrade) from the same disk on two
-# parallel vCPUs (tests/vm/run.sh): boots 1 and 2 (and 3) as QEMU -kernel
-# boots; sb1 and sb2 through UEFI firmware with Secure Boot (below); the
-# last boot runs the 6.12 kernel the guest installed, its vmlinuz and
-# initrd read from the guest's disk (debugfs). Builds the Debian packages
-# from the tree (dpkg-buildpackage, as package.sh) and puts them, the test
-# programs and Debian 13's chmod on a second drive.
+# run.sh [SUITE]: the user's whole path on a real Debian system (systemd,
+# apt, DKMS), tests/realsys/guest.sh in the image of mkimage.sh, booted
+# several times from the same disk on two parallel vCPUs (tests/vm/run.sh),
+# boots 1 and 2 (and 3 with F2_FULL=1: a package upgrade) as QEMU -kernel
+# boots, then:
+#   bookworm (Debian 12, the default): sb1 and sb2 through UEFI firmware
+#     with Secure Boot (below); the cloud flavour the guest installed (a
+#     second kernel of the series); the last boot runs the 6.12 kernel the
+#     guest installed;
+#   bullseye (Debian 11): the cloud flavour the guest installed;
+# the kernels the guest installed are booted from their vmlinuz and initrd,
+# read from the guest's disk (debugfs). Builds the Debian packages from the
+# tree as a user of that release does (dpkg-buildpackage, as package.sh:
+# Debian 11's in the root of tests/userspace/build-root.sh) and puts them,
+# the test programs and Debian 13's chmod on a second drive.
 #
 # Prints every boot's TAP lines and verdict, then
-# "F2-ROW|realsys|kernel|pass|fail|skip|verdict"; exits non-zero on any
-# failure. Artifacts in build/realsys/: console-BOOT.log for each boot.
+# "F2-ROW|realsys[-bullseye]|kernel|pass|fail|skip|verdict"; exits non-zero
+# on any failure. Artifacts in build/realsys/ (build/realsys-bullseye/):
+# console-BOOT.log for each boot.
 set -uo pipefail
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/../lib.sh"
 
-out=$B/realsys
+suite=${1:-bookworm}
+case $suite in
+bookworm) id=realsys relname='Debian 12' ;;
+bullseye) id=realsys-bullseye relname='Debian 11' ;;
+*) echo "run.sh: unknown suite $suite (bookworm, bullseye)" >&2; exit 2 ;;
+esac
+out=$B/$id
 ver=$(f2_version)
 die() {
-	echo "not ok 1 realsys: $*"
-	echo "F2-ROW|realsys|${krel:-?}|0|1|0|$*"
+	echo "not ok 1 $id: $*"
+	echo "F2-ROW|$id|${krel:-?}|0|1|0|$*"
 	exit 1
 }
 rm -rf "$out"
 mkdir -p "$out/f2/bin" "$out/f2/debs"
 
-env=$("$top/tests/realsys/mkimage.sh" 2>"$out/mkimage.log" | tail -n 1) &&
-	[ -r "$env" ] || { cat "$out/mkimage.log" >&2; die "cannot make the Debian 12 image"; }
+env=$("$top/tests/realsys/mkimage.sh" "$suite" 2>"$out/mkimage.log" | tail -n 1) &&
+	[ -r "$env" ] || { cat "$out/mkimage.log" >&2; die "cannot make the $relname image"; }
 # shellcheck disable=SC1090
 . "$env"
 krel=$KREL
 
-# the packages, as a user builds them (README)
-f2_build_debs "$out/pkg" >"$out/pkg.log" 2>&1 ||
+# the packages, as a user of the release builds them (README): Debian
+# 12's with this machine's tools, Debian 11's in a Debian 11 root
+pkgroot='' pkg=$out/pkg
+if [ "$suite" = bullseye ]; then
+	pkgroot=$("$top/tests/userspace/build-root.sh" bullseye) ||
+		die "cannot make the Debian 11 root to build the packages in"
+	pkg=$pkgroot/src/realsys-pkg
+fi
+f2_build_debs "$pkg" "" "$pkgroot" >"$out/pkg.log" 2>&1 ||
 	{ tail -n 20 "$out/pkg.log"; die "dpkg-buildpackage failed: $out/pkg.log"; }
-cp "$out/pkg/fchmodat2-dkms_${ver}_all.deb" \
-	"$out/pkg/fchmodat2ctl_${ver}_amd64.deb" \
-	"$out/pkg/libfchmodat2-0_${ver}_amd64.deb" "$out/f2/debs/" ||
+cp "$pkg/fchmodat2-dkms_${ver}_all.deb" \
+	"$pkg/fchmodat2ctl_${ver}_amd64.deb" \
+	"$pkg/libfchmodat2-0_${ver}_amd64.deb" "$out/f2/debs/" ||
 	die "dpkg-buildpackage made no .debs"
 # make check-full (F2_FULL=1): the next version of the same tree, for a
 # package upgrade while the module is loaded and serving (boot 2), and a
 # third boot that must load the new version
-boots="1 2 sb1 sb2 native"
+case $suite in
+bookworm) after="sb1 sb2 cloud native" ;;
+bullseye) after=cloud ;;
+esac
+boots="1 2 $after"
 if [ -n "${F2_FULL:-}" ]; then
 	next=$ver.1
 	mkdir -p "$out/f2/debs-next"
-	f2_build_debs "$out/pkg-next" "$next" >"$out/pkg-next.log" 2>&1 &&
-		cp "$out/pkg-next/fchmodat2-dkms_${next}_all.deb" \
-			"$out/pkg-next/fchmodat2ctl_${next}_amd64.deb" \
-			"$out/pkg-next/libfchmodat2-0_${next}_amd64.deb" \
+	f2_build_debs "$pkg-next" "$next" "$pkgroot" >"$out/pkg-next.log" 2>&1 &&
+		cp "$pkg-next/fchmodat2-dkms_${next}_all.deb" \
+			"$pkg-next/fchmodat2ctl_${next}_amd64.deb" \
+			"$pkg-next/libfchmodat2-0_${next}_amd64.deb" \
 			"$out/f2/debs-next/" ||
 		die "dpkg-buildpackage of version $next failed: $out/pkg-next.log"
 	echo "$next" >"$out/f2/NEXT"
-	boots="1 2 3 sb1 sb2 native"
+	boots="1 2 3 $after"
 fi
 # The Secure Boot boots (sb1, sb2): OVMF with Secure Boot and Microsoft's
 # keys (this machine's ovmf package, its OVMF_VARS_4M.ms.fd), a third disk
@@ -126,6 +150,7 @@ rm -rf "$out/trixie-root"
 cp "$top/tests/realsys/guest.sh" "$top/tests/guest/steps.sh" \
 	"$top/tests/gatekeepers/suite.sh" "$out/f2/"
 echo "$ver" >"$out/f2/VERSION"
+echo "$suite" >"$out/f2/RELEASE"
 truncate -s 256M "$out/f2.img"
 mke2fs -q -t ext4 -L F2 -d "$out/f2" "$out/f2.img" || die "cannot make the F2 drive"
 # The disk the guest changes: a copy of the cached image.
@@ -134,17 +159,21 @@ cp --sparse=always "$ROOTFS" "$out/rootfs.img" || die "cannot copy $ROOTFS"
 status=0 p=0 f=0 s=0 verdict=''
 for boot in $boots; do
 	kernel=$VMLINUZ initrd=$INITRD bk=$krel
-	if [ "$boot" = native ]; then
-		# what the guest installed: Debian 12's 6.12, from its /boot
-		bk=$NATIVE_KREL kernel=$out/vmlinuz-native initrd=$out/initrd-native
+	case $boot in
+	native | cloud)
+		# a kernel the guest installed (the cloud flavour; Debian
+		# 12's 6.12), from its /boot
+		bk=$UPGRADE_KREL
+		[ "$boot" = cloud ] && bk=$CLOUD_KREL
+		kernel=$out/vmlinuz-$boot initrd=$out/initrd-$boot
 		debugfs -R "dump /boot/vmlinuz-$bk $kernel" "$out/rootfs.img" 2>/dev/null &&
 			debugfs -R "dump /boot/initrd.img-$bk $initrd" "$out/rootfs.img" 2>/dev/null &&
 			[ -s "$kernel" ] && [ -s "$initrd" ] || {
-			echo "not ok 1 realsys: no /boot/vmlinuz-$bk or initrd on the guest's disk"
+			echo "not ok 1 $id: no /boot/vmlinuz-$bk or initrd on the guest's disk"
 			f=$((f + 1)) status=1
 			break
-		}
-	fi
+		} ;;
+	esac
 	boot_with=(-k "$kernel" -i "$initrd" -a "root=/dev/vda rw systemd.show_status=0")
 	esp=()
 	case $boot in
@@ -171,7 +200,7 @@ for boot in $boots; do
 		esp=(-drive "file=$out/esp.img,if=none,format=raw,id=esp"
 		     -device virtio-blk-pci,drive=esp,bootindex=0,addr=0x10) ;;
 	esac
-	echo "# == realsys: boot $boot of Debian 12 ($bk, systemd)"
+	echo "# == $id: boot $boot of $relname ($bk, systemd)"
 	# -I: a DKMS build under emulation prints nothing for minutes
 	"$top/tests/vm/run.sh" "${boot_with[@]}" -m 1536 -t 1800 -I 900 \
 		-l "$out/console-$boot.log" -- \
@@ -187,7 +216,7 @@ for boot in $boots; do
 	verdict=$(sed -n 's/^verdict: //p' "$out/verdict-$boot")
 	[ "$rc" = 0 ] || { status=1; break; }
 done
-echo "F2-ROW|realsys|$krel (+ $CLOUD_KREL, $NATIVE_KREL)|$p|$f|$s|boot $boot: $verdict"
+echo "F2-ROW|$id|$krel (+ $CLOUD_KREL${UPGRADE_KREL:+, $UPGRADE_KREL})|$p|$f|$s|boot $boot: $verdict"
 # the guest's disk (a gigabyte) is kept only when something failed
 [ "$status" = 0 ] && rm -f "$out/rootfs.img"
 exit "$status"
