@@ -77,7 +77,7 @@ uninstall-dkms-src:
 tests: $(TESTS)
 
 # What the test programs include besides the C library.
-TEST_HEADERS := tests/tap.h userspace/fchmodat2.h
+TEST_HEADERS := tests/tap.h userspace/fchmodat2.h tests/nfs_loopback.h
 
 # Without gcc-multilib (it conflicts with the arm cross compilers) the i386
 # build finds the bi-arch <asm/...> headers in the host's multiarch dir.

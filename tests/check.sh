@@ -216,7 +216,8 @@ matrix_row() {
 		truncate -s 8M "$out/frozen.img" &&
 			mke2fs -q -t ext4 "$out/frozen.img" &&
 			files+=("$out/frozen.img")
-		kmods=(-k loop -k ext4) ;;
+		# nfsd and the NFS client (unload_test deleg)
+		kmods=(-k loop -k ext4 -k nfsd -k nfsv4) ;;
 	eval)
 		cp "$out/dkms/fchmodat2.ko" "$out/placeholder.ko"
 		files+=("$out/module/fchmodat2.ko" "$out/placeholder.ko") ;;

@@ -19,6 +19,9 @@
  *   unload_test frozen DIR   a process whose 452 waits on DIR's frozen
  *                            filesystem (FIFREEZE: DIR is a mount of a
  *                            filesystem that can freeze), then SIGSTOPped
+ *   unload_test deleg DIR    a process whose 452 waits inside the break of an
+ *                            NFS client's read delegation (DIR: a tmpfs that
+ *                            nfsd exports, mounted back over lo)
  *   unload_test CASE DIR HOLD   ...holding the stranger HOLD seconds (8)
  *   unload_test loop DIR     call 452 until SIGTERM, alternating modes: 0 and
  *                            the new mode, or ENOSYS and the old one; exit
@@ -62,6 +65,7 @@
 #include <time.h>
 
 #include "../userspace/fchmodat2.h"	/* __NR_fchmodat2, AT_ flags */
+#include "nfs_loopback.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -70,6 +74,8 @@ static char file[4096];
 /* the case's DIR; the directory whose filesystem is frozen, or -1 */
 static const char *test_dir;
 static int frozen_fd = -1;
+/* the loopback interface was taken down (the deleg case) */
+static bool lo_is_down;
 
 /*
  * How long a stranger is held (third argument; 8 s unless given): longer
@@ -876,6 +882,133 @@ static void test_frozen(void)
 	check_enosys_after();
 }
 
+/*
+ * A process's 452 waits inside a delegation break: this machine's NFS
+ * client holds a read delegation on the file, which nfsd exports
+ * (DIR, over the loopback interface: nfs_loopback.h); notify_change()
+ * hands back the delegated inode and the call waits in
+ * break_deleg_wait() (interruptible, looking again every jiffy) until
+ * the client returns the delegation or nfsd revokes it, a lease time
+ * (10 s) after the recall.
+ * The loopback interface is down meanwhile, so the recall reaches no
+ * one: rmmod is refused while the call waits; lo up again, the call
+ * completes (the delegation returned or revoked), and rmmod succeeds.
+ */
+static void test_deleg(void)
+{
+	static char mnt[PATH_MAX], buf[4096];
+	const char *name = strrchr(file, '/') + 1, *failed;
+	int before = mode_of(file), status = -1, mfd = -1, fd = -1, err, n;
+	bool mounted = false, served = false;
+	char st = '?', state[32] = "";
+	struct stat sb;
+	double t0;
+	pid_t child;
+
+	snprintf(mnt, sizeof(mnt), "%s/../f2-nfs-client", test_dir);
+	if (mkdir(mnt, 0755) && errno != EEXIST)
+		printf("# mkdir %s: %s\n", mnt, strerror(errno));
+	failed = nfs_serve(test_dir);
+	served = !failed;
+	if (!failed && nfs_mount(mnt))
+		failed = "mount nfs4 127.0.0.1:/";
+	mounted = !failed;
+	if (failed)
+		printf("# %s: %s\n", failed, strerror(errno));
+	result(!failed,
+	       "nfsd exports the test directory, this machine's NFS client mounts it (NFSv4.2 over lo)");
+	if (failed)
+		goto out;
+	/* no delegation in the grace period: end it (nfsdcld's file) */
+	nfs_put(NFSD "/v4_end_grace", "Y\n");
+	mfd = open(mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = mfd < 0 || stat(file, &sb) ? -1 :
+		nfs_open_delegated(mfd, name, sb.st_ino);
+	err = errno;
+	result(fd >= 0, "the client holds a read delegation on the file (/proc/locks)");
+	if (fd < 0) {
+		printf("# no delegation: %s\n", strerror(err));
+		goto out;
+	}
+	lo_is_down = !nfs_lo(false);
+	result(lo_is_down, "the loopback interface is down: nfsd's recall reaches no client");
+	if (!lo_is_down)
+		goto out;
+	child = fork();
+	if (child < 0) {
+		printf("# fork: %s\n", strerror(errno));
+		goto out;
+	}
+	if (child == 0) {
+		long ret = syscall(__NR_fchmodat2, AT_FDCWD, file, 0604, 0);
+
+		_exit(ret == 0 ? 0 : ret == -1 ? 100 + errno % 100 : 99);
+	}
+	/* asleep in the break, interruptibly: S */
+	for (n = 0; n < 500 && !(nfs_delegated(sb.st_ino, true) &&
+				 (st = proc_state(child)) == 'S'); n++)
+		usleep(10000);
+	result(nfs_delegated(sb.st_ino, true) && st == 'S',
+	       "a child's fchmodat2 waits in the delegation's break (/proc/locks: BREAKING; state S)");
+	/*
+	 * nfsd times its delegations out itself (fl_break_time 0): the
+	 * wait wakes every jiffy to look again, and a running task's
+	 * stack reads empty. Read it until it shows the wait.
+	 */
+	for (n = 0; n < 100; n++) {
+		char path[64];
+		int sfd;
+
+		snprintf(path, sizeof(path), "/proc/%d/stack", (int)child);
+		sfd = open(path, O_RDONLY);
+		err = sfd < 0 ? -1 : read(sfd, buf, sizeof(buf) - 1);
+		if (sfd >= 0)
+			close(sfd);
+		buf[err > 0 ? err : 0] = 0;
+		if (strstr(buf, "__break_lease"))
+			break;
+		usleep(10000);
+	}
+	result(strstr(buf, "__break_lease") && strstr(buf, "[fchmodat2]"),
+	       "its kernel stack: __break_lease() called from the module");
+	if (!strstr(buf, "[fchmodat2]"))
+		printf("# /proc/%d/stack:\n%s", (int)child, buf);
+	result(module_refs() >= 1,
+	       "the call holds a reference to the module (/proc/modules)");
+	errno = 0;
+	err = syscall(SYS_delete_module, "fchmodat2", O_NONBLOCK) ? errno : 0;
+	result(err == EWOULDBLOCK && nfs_delegated(sb.st_ino, true) &&
+	       module_state(state, sizeof(state)) == 0 && !strcmp(state, "live"),
+	       "rmmod is refused while the call waits in the break, in use (EWOULDBLOCK)");
+	if (err != EWOULDBLOCK)
+		printf("# delete_module: %s\n", strerror(err));
+	lo_is_down = nfs_lo(true) != 0;
+	result(!lo_is_down, "the loopback interface is up again");
+	t0 = now();
+	result(waitpid(child, &status, 0) == child && WIFEXITED(status) &&
+	       WEXITSTATUS(status) == 0,
+	       "the call completes: the child's fchmodat2 returned 0");
+	printf("# the call returned %.1f s after lo came up\n", now() - t0);
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		printf("# child status %x\n", status);
+	result(mode_of(file) == (S_IFREG | 0604) && before != (S_IFREG | 0604),
+	       "the mode is 0604");
+	check_rmmod_returns(start_rmmod(0), "the call in the delegation break has returned");
+	check_enosys_after();
+out:
+	if (lo_is_down)
+		lo_is_down = nfs_lo(true) != 0;
+	if (fd >= 0)
+		close(fd);
+	if (mfd >= 0)
+		close(mfd);
+	if (mounted && umount(mnt) && umount2(mnt, MNT_DETACH))
+		printf("# umount %s: %s\n", mnt, strerror(errno));
+	if (served)
+		nfs_stop();
+	rmdir(mnt);
+}
+
 static void test_ptrace(void)
 {
 	test_entry_stop(__NR_fchmodat2);
@@ -961,6 +1094,8 @@ static void on_alarm(int sig)
 	/* never leave the filesystem frozen (everything on it would hang) */
 	if (frozen_fd >= 0)
 		ioctl(frozen_fd, FITHAW, 0);
+	if (lo_is_down)
+		nfs_lo(true);
 	if (write(1, msg, sizeof(msg) - 1) < 0)
 		_exit(2);
 	_exit(1);
@@ -980,6 +1115,7 @@ static const struct {
 	{ "forced", test_forced, 10 },
 	{ "killed", test_killed, 8 },
 	{ "frozen", test_frozen, 11 },
+	{ "deleg", test_deleg, 13 },
 };
 
 int main(int argc, char **argv)
@@ -990,7 +1126,7 @@ int main(int argc, char **argv)
 	if (argc == 4)
 		HOLD_S = atoi(argv[3]);
 	if ((argc != 3 && argc != 4) || HOLD_S <= UNLOAD_MAX_S) {
-		fprintf(stderr, "usage: %s ptrace|getpid|seccomp|notif|sysemu|uffd|forced|killed|frozen|loop DIR [HOLD > %d]\n",
+		fprintf(stderr, "usage: %s ptrace|getpid|seccomp|notif|sysemu|uffd|forced|killed|frozen|deleg|loop DIR [HOLD > %d]\n",
 			argv[0], UNLOAD_MAX_S);
 		return 2;
 	}
@@ -1013,7 +1149,8 @@ int main(int argc, char **argv)
 	printf("TAP version 13\n1..%d\n", cases[i].plan);
 	fflush(stdout);
 	signal(SIGALRM, on_alarm);
-	alarm(60 + HOLD_S);
+	/* the deleg case waits for a delegation and a lease time */
+	alarm(60 + HOLD_S + (cases[i].test == test_deleg ? 60 : 0));
 	cases[i].test();
 	alarm(0);
 	if (frozen_fd >= 0)	/* never leave a filesystem frozen */

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * gk_nfs - fchmodat2 over NFSv4.2, client and server on one machine: the
- * kernel's nfsd exports a directory (set up here through /proc/fs/nfsd
- * and the export caches, as rpc.nfsd and rpc.mountd would), and the
- * kernel's NFS client mounts it back over the loopback interface.
+ * kernel's nfsd exports a directory (set up through /proc/fs/nfsd and
+ * the export caches, as rpc.nfsd and rpc.mountd would: ../nfs_loopback.h),
+ * and the kernel's NFS client mounts it back over the loopback interface.
  *
  *   - on the client: a regular file changes on the server, a symlink with
  *     AT_SYMLINK_NOFOLLOW is refused before any request is sent;
@@ -22,39 +22,17 @@
  */
 #include "gk.h"
 
-#include <net/if.h>
-#include <sys/ioctl.h>
-#include <sys/mount.h>
-#include <sys/socket.h>
+#include "../nfs_loopback.h"
 
 #define TRACING		"/sys/kernel/tracing"
-#define NFSD		"/proc/fs/nfsd"
-#define EXPIRY		"2147483647"
-#define NFSEXP_INSECURE_PORT	0x0002
-#define NFSEXP_NOSUBTREECHECK	0x0400
-#define NFSEXP_FSID		0x2000
 
 static int wfd = -1, mfd = -1;
 static char work[PATH_MAX / 2], mnt[PATH_MAX / 2];
 static bool served, mounted;
 
-/* Write @text to the file @path: 0 or -errno. (nfsd wants a newline.) */
-static int put(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC), err = 0;
-	size_t len = strlen(text);
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, text, len) != (ssize_t)len)
-		err = -errno;
-	close(fd);
-	return err;
-}
-
 static int put_or_fail(const char *path, const char *text)
 {
-	int err = put(path, text);
+	int err = nfs_put(path, text);
 
 	if (err) {
 		errno = -err;
@@ -63,77 +41,17 @@ static int put_or_fail(const char *path, const char *text)
 	return err;
 }
 
-static int lo_up(void)
-{
-	struct ifreq ifr;
-	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), err = 0;
-
-	memset(&ifr, 0, sizeof(ifr));
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "lo");
-	if (s < 0 || ioctl(s, SIOCGIFFLAGS, &ifr))
-		err = -1;
-	ifr.ifr_flags |= IFF_UP;
-	if (!err && ioctl(s, SIOCSIFFLAGS, &ifr))
-		err = -1;
-	if (err)
-		setup_error("bring up", "lo");
-	if (s >= 0)
-		close(s);
-	return err;
-}
-
-/*
- * What rpc.nfsd and rpc.mountd would do: NFSv4 only (no rpcbind, no
- * lockd), short lease and grace times, the export caches answered ahead
- * of the upcalls (127.0.0.1 is in domain gkdom, @work is its NFSv4 root,
- * fsid 0, no root squashing), a TCP listener on 2049, four threads.
- */
+/* nfsd serves @work over the loopback interface, mounted on @mnt */
 static void server_and_client_set_up(void)
 {
-	char line[PATH_MAX];
-	const char *v;
-	unsigned int flags = NFSEXP_FSID | NFSEXP_NOSUBTREECHECK |
-			     NFSEXP_INSECURE_PORT;
+	const char *failed = nfs_serve(work);
 
-	if (access("/proc/net/rpc/nfsd.export/channel", W_OK)) {
-		setup_error("nfsd module", "/proc/net/rpc/nfsd.export");
+	if (failed) {
+		setup_error("nfs:", failed);
 		return;
 	}
-	if (mount("nfsd", NFSD, "nfsd", 0, NULL) && errno != EBUSY) {
-		setup_error("mount", NFSD);
-		return;
-	}
-	if (lo_up())
-		return;
-	/* each version alone: a kernel without v2 refuses "-2" */
-	for (v = "-2\n\0-3\n\0+4\n\0+4.1\n\0+4.2\n\0"; *v; v += strlen(v) + 1)
-		if (put(NFSD "/versions", v) && v[0] == '+')
-			return (void)put_or_fail(NFSD "/versions", v);
-	if (put_or_fail(NFSD "/nfsv4leasetime", "10\n") ||
-	    (!access(NFSD "/nfsv4gracetime", F_OK) &&
-	     put_or_fail(NFSD "/nfsv4gracetime", "10\n")))
-		return;
-	if (put_or_fail("/proc/net/rpc/auth.unix.ip/channel",
-			"nfsd 127.0.0.1 " EXPIRY " gkdom\n"))
-		return;
-	snprintf(line, sizeof(line), "gkdom %s " EXPIRY " %u 65534 65534 0\n",
-		 work, flags);
-	if (put_or_fail("/proc/net/rpc/nfsd.export/channel", line))
-		return;
-	snprintf(line, sizeof(line), "gkdom 1 \\x00000000 " EXPIRY " %s\n",
-		 work);
-	if (put_or_fail("/proc/net/rpc/nfsd.fh/channel", line))
-		return;
-	if (put_or_fail(NFSD "/portlist", "tcp 2049\n") ||
-	    put_or_fail(NFSD "/threads", "4\n"))
-		return;
 	served = true;
-	/*
-	 * Long attribute caching: the client trusts its dentries (the
-	 * ESTALE case relies on it).
-	 */
-	if (mount("127.0.0.1:/", mnt, "nfs4", 0,
-		  "vers=4.2,addr=127.0.0.1,clientaddr=127.0.0.1,actimeo=600")) {
+	if (nfs_mount(mnt)) {
 		setup_error("mount nfs4 127.0.0.1:/ on", mnt);
 		return;
 	}
@@ -177,23 +95,6 @@ static void client_symlink_nofollow_eopnotsupp_followed_changes_target(void)
 	EXPECT_OK(sys_fchmodat2(mfd, "clink", 0604, 0));
 	EXPECT_MODE(wfd, "cfile2", S_IFREG | 0604);
 	EXPECT_MODE(wfd, "clink", S_IFLNK | 0777);
-}
-
-/* Whether /proc/locks shows a delegation on @ino. */
-static bool delegated(ino_t ino)
-{
-	char line[256], want[32];
-	bool found = false;
-	FILE *f = fopen("/proc/locks", "re");
-
-	if (!f)
-		return false;
-	snprintf(want, sizeof(want), ":%lu ", (unsigned long)ino);
-	while (fgets(line, sizeof(line), f))
-		if (strstr(line, "DELEG") && strstr(line, want))
-			found = true;
-	fclose(f);
-	return found;
 }
 
 /* Enable (@on) the trace events @events (NULL-terminated), clear the buffer. */
@@ -252,28 +153,16 @@ static void server_chmod_breaks_a_read_delegation_and_retries(void)
 		NULL
 	};
 	struct stat st;
-	int fd = -1, i;
+	int fd;
 
 	if (!ready() || make_file(wfd, "dfile", 0644) ||
 	    fstatat(wfd, "dfile", &st, 0))
 		return;
-	/* a read open gets a delegation once the callback channel is up */
-	for (i = 0; i < 40 && !delegated(st.st_ino); i++) {
-		if (fd >= 0) {
-			close(fd);
-			usleep(250000);
-		}
-		fd = openat(mfd, "dfile", O_RDONLY | O_CLOEXEC);
-		if (fd < 0) {
-			setup_error("open", "dfile");
-			return;
-		}
-	}
-	if (!delegated(st.st_ino)) {
+	fd = nfs_open_delegated(mfd, "dfile", st.st_ino);
+	if (fd < 0) {
 		gk_failures++;
-		diag("the client holds no delegation on dfile after %d opens",
-		     i);
-		close(fd);
+		diag("the client holds no read delegation on dfile: %s",
+		     errno_name(errno));
 		return;
 	}
 	if (trace_events(events, true))
@@ -282,7 +171,7 @@ static void server_chmod_breaks_a_read_delegation_and_retries(void)
 	EXPECT_MODE(wfd, "dfile", S_IFREG | 0600);
 	EXPECT_EQ(trace_count("break_lease_noblock", "gk_nfs"), 1);
 	EXPECT_EQ(trace_count("break_lease_block", "gk_nfs") > 0, 1);
-	EXPECT_EQ(delegated(st.st_ino), 0);
+	EXPECT_EQ(nfs_delegated(st.st_ino, false), 0);
 	trace_events(events, false);
 out:
 	close(fd);
@@ -350,7 +239,7 @@ int main(int argc, char **argv)
 	if (mounted && umount(mnt))
 		diag("umount %s: %s", mnt, errno_name(errno));
 	if (served)
-		put(NFSD "/threads", "0\n");
+		nfs_stop();
 	gk_remove_workdir(wfd, work, files, NULL);
 	rmdir(mnt);
 	return gk_end();

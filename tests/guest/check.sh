@@ -148,6 +148,18 @@ umount /mnt/frozen
 step $? "the thawed filesystem unmounts"
 insmod ./fchmodat2.ko
 step $? "insmod again"
+# a 452 waiting inside the break of an NFS client's read delegation
+# (nfsd exports a tmpfs, this machine's client mounts it over lo; lo is
+# down meanwhile, so the recall reaches no one): rmmod refused; lo up,
+# the call completes; rmmod succeeds
+mkdir -p /mnt/exported
+modprobe nfsd && modprobe nfsv4 && mount -t tmpfs exported /mnt/exported
+step $? "modprobe nfsd nfsv4; a tmpfs for nfsd to export"
+run ./unload_test deleg /mnt/exported
+umount /mnt/exported
+step $? "the exported tmpfs unmounts (nfsd stopped, its export caches flushed)"
+insmod ./fchmodat2.ko
+step $? "insmod again"
 # rmmod -f (Debian's kernels allow it) while a 452 sleeps inside: the
 # unload waits for that call alone. It taints the kernel (R, 8), which
 # the log checks below then allow.

@@ -1,0 +1,200 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * An NFSv4 server and its client on one machine, for the tests
+ * (tests/gatekeepers/gk_nfs.c, tests/unload_test.c): the kernel's nfsd
+ * exports a directory as the NFSv4 root, set up through /proc/fs/nfsd
+ * and the export caches as rpc.nfsd and rpc.mountd would, and the
+ * kernel's NFS client mounts it back over the loopback interface. Needs
+ * the nfsd and nfsv4 modules loaded and /proc mounted. nfsd is
+ * machine-wide: VM guests only.
+ */
+#ifndef NFS_LOOPBACK_H
+#define NFS_LOOPBACK_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <time.h>
+
+#define NFSD		"/proc/fs/nfsd"
+#define NFS_EXPIRY	"2147483647"
+#define NFSEXP_INSECURE_PORT	0x0002
+#define NFSEXP_NOSUBTREECHECK	0x0400
+#define NFSEXP_FSID		0x2000
+
+/* Write @text to the file @path: 0 or -errno. (nfsd wants a newline.) */
+static inline int nfs_put(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), err = 0;
+	size_t len = strlen(text);
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, text, len) != (ssize_t)len)
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+/* Bring the loopback interface up or down: 0, or -1 with errno set. */
+static inline int nfs_lo(bool up)
+{
+	struct ifreq ifr;
+	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), err = 0;
+
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "lo");
+	if (s < 0 || ioctl(s, SIOCGIFFLAGS, &ifr))
+		err = -1;
+	if (up)
+		ifr.ifr_flags |= IFF_UP;
+	else
+		ifr.ifr_flags &= ~IFF_UP;
+	if (!err && ioctl(s, SIOCSIFFLAGS, &ifr))
+		err = -1;
+	if (s >= 0) {
+		int e = errno;
+
+		close(s);
+		errno = e;
+	}
+	return err;
+}
+
+/*
+ * What rpc.nfsd and rpc.mountd would do: NFSv4 only (no rpcbind, no
+ * lockd), the shortest lease and grace times (10 s), the export caches
+ * answered ahead of the upcalls (127.0.0.1 is in domain f2dom, @work is
+ * its NFSv4 root, fsid 0, no root squashing), a TCP listener on 2049,
+ * four threads. NULL, or the path or step that failed (errno set).
+ */
+static inline const char *nfs_serve(const char *work)
+{
+	static char line[PATH_MAX + 64];
+	unsigned int flags = NFSEXP_FSID | NFSEXP_NOSUBTREECHECK |
+			     NFSEXP_INSECURE_PORT;
+	const char *v;
+	int err;
+
+#define NFS_PUT(path, text) do {				\
+		err = nfs_put(path, text);			\
+		if (err) {					\
+			errno = -err;				\
+			return path;				\
+		}						\
+	} while (0)
+
+	if (access("/proc/net/rpc/nfsd.export/channel", W_OK))
+		return "/proc/net/rpc/nfsd.export (the nfsd module)";
+	if (mount("nfsd", NFSD, "nfsd", 0, NULL) && errno != EBUSY)
+		return "mount " NFSD;
+	if (nfs_lo(true))
+		return "bring up lo";
+	/* each version alone: a kernel without v2 refuses "-2" */
+	for (v = "-2\n\0-3\n\0+4\n\0+4.1\n\0+4.2\n\0"; *v; v += strlen(v) + 1)
+		if (nfs_put(NFSD "/versions", v) && v[0] == '+')
+			NFS_PUT(NFSD "/versions", v);
+	NFS_PUT(NFSD "/nfsv4leasetime", "10\n");
+	if (!access(NFSD "/nfsv4gracetime", F_OK))
+		NFS_PUT(NFSD "/nfsv4gracetime", "10\n");
+	NFS_PUT("/proc/net/rpc/auth.unix.ip/channel",
+		"nfsd 127.0.0.1 " NFS_EXPIRY " f2dom\n");
+	snprintf(line, sizeof(line), "f2dom %s " NFS_EXPIRY " %u 65534 65534 0\n",
+		 work, flags);
+	NFS_PUT("/proc/net/rpc/nfsd.export/channel", line);
+	snprintf(line, sizeof(line), "f2dom 1 \\x00000000 " NFS_EXPIRY " %s\n",
+		 work);
+	NFS_PUT("/proc/net/rpc/nfsd.fh/channel", line);
+	NFS_PUT(NFSD "/portlist", "tcp 2049\n");
+	NFS_PUT(NFSD "/threads", "4\n");
+#undef NFS_PUT
+	return NULL;
+}
+
+/*
+ * The client mounts the server's root on @mnt, with long attribute
+ * caching (it trusts its dentries): 0, or -1 with errno set.
+ */
+static inline int nfs_mount(const char *mnt)
+{
+	return mount("127.0.0.1:/", mnt, "nfs4", 0,
+		     "vers=4.2,addr=127.0.0.1,clientaddr=127.0.0.1,actimeo=600");
+}
+
+/*
+ * Stop nfsd's threads and flush its caches (as exportfs -f does), which
+ * hold the exported directory: its filesystem can be unmounted then.
+ */
+static inline void nfs_stop(void)
+{
+	static const char * const caches[] = {
+		"nfsd.fh", "nfsd.export", "auth.unix.ip", NULL
+	};
+	const char * const *c;
+	char path[64], now[32];
+
+	nfs_put(NFSD "/threads", "0\n");
+	snprintf(now, sizeof(now), "%lld\n", (long long)time(NULL));
+	for (c = caches; *c; c++) {
+		snprintf(path, sizeof(path), "/proc/net/rpc/%s/flush", *c);
+		nfs_put(path, now);
+	}
+}
+
+/*
+ * Whether /proc/locks shows a delegation on inode @ino, and (@breaking)
+ * whether it is being broken.
+ */
+static inline bool nfs_delegated(ino_t ino, bool breaking)
+{
+	char line[256], want[32];
+	bool found = false;
+	FILE *f = fopen("/proc/locks", "re");
+
+	if (!f)
+		return false;
+	snprintf(want, sizeof(want), ":%lu ", (unsigned long)ino);
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "DELEG") && strstr(line, want) &&
+		    (!breaking || strstr(line, "BREAKING")))
+			found = true;
+	fclose(f);
+	return found;
+}
+
+/*
+ * Open @name under the client's mount @mfd for reading until the client
+ * holds a read delegation on it (inode @ino on the server): nfsd grants
+ * none in its grace period, nor before the callback channel is up. The
+ * open file, or -1.
+ */
+static inline int nfs_open_delegated(int mfd, const char *name, ino_t ino)
+{
+	int fd = -1, i;
+
+	for (i = 0; i < 120 && !nfs_delegated(ino, false); i++) {
+		if (fd >= 0) {
+			close(fd);
+			usleep(250000);
+		}
+		fd = openat(mfd, name, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return -1;
+	}
+	if (nfs_delegated(ino, false))
+		return fd;
+	close(fd);
+	errno = ETIMEDOUT;
+	return -1;
+}
+
+#endif /* NFS_LOOPBACK_H */
