@@ -31,6 +31,10 @@
 #define NFSEXP_NOSUBTREECHECK	0x0400
 #define NFSEXP_FSID		0x2000
 
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#endif
+
 /* Write @text to the file @path: 0 or -errno. (nfsd wants a newline.) */
 static inline int nfs_put(const char *path, const char *text)
 {
@@ -79,19 +83,25 @@ static inline int nfs_lo(bool up)
  */
 static inline const char *nfs_serve(const char *work)
 {
-	static char line[PATH_MAX + 64];
+	static char export[PATH_MAX + 64], fh[PATH_MAX + 64];
 	unsigned int flags = NFSEXP_FSID | NFSEXP_NOSUBTREECHECK |
 			     NFSEXP_INSECURE_PORT;
+	const struct {
+		const char *path, *text;
+		bool optional;	/* a file older kernels do not have */
+	} steps[] = {
+		{ NFSD "/nfsv4leasetime", "10\n", false },
+		{ NFSD "/nfsv4gracetime", "10\n", true },
+		{ "/proc/net/rpc/auth.unix.ip/channel",
+		  "nfsd 127.0.0.1 " NFS_EXPIRY " f2dom\n", false },
+		{ "/proc/net/rpc/nfsd.export/channel", export, false },
+		{ "/proc/net/rpc/nfsd.fh/channel", fh, false },
+		{ NFSD "/portlist", "tcp 2049\n", false },
+		{ NFSD "/threads", "4\n", false },
+	};
 	const char *v;
+	unsigned int i;
 	int err;
-
-#define NFS_PUT(path, text) do {				\
-		err = nfs_put(path, text);			\
-		if (err) {					\
-			errno = -err;				\
-			return path;				\
-		}						\
-	} while (0)
 
 	if (access("/proc/net/rpc/nfsd.export/channel", W_OK))
 		return "/proc/net/rpc/nfsd.export (the nfsd module)";
@@ -100,23 +110,28 @@ static inline const char *nfs_serve(const char *work)
 	if (nfs_lo(true))
 		return "bring up lo";
 	/* each version alone: a kernel without v2 refuses "-2" */
-	for (v = "-2\n\0-3\n\0+4\n\0+4.1\n\0+4.2\n\0"; *v; v += strlen(v) + 1)
-		if (nfs_put(NFSD "/versions", v) && v[0] == '+')
-			NFS_PUT(NFSD "/versions", v);
-	NFS_PUT(NFSD "/nfsv4leasetime", "10\n");
-	if (!access(NFSD "/nfsv4gracetime", F_OK))
-		NFS_PUT(NFSD "/nfsv4gracetime", "10\n");
-	NFS_PUT("/proc/net/rpc/auth.unix.ip/channel",
-		"nfsd 127.0.0.1 " NFS_EXPIRY " f2dom\n");
-	snprintf(line, sizeof(line), "f2dom %s " NFS_EXPIRY " %u 65534 65534 0\n",
-		 work, flags);
-	NFS_PUT("/proc/net/rpc/nfsd.export/channel", line);
-	snprintf(line, sizeof(line), "f2dom 1 \\x00000000 " NFS_EXPIRY " %s\n",
+	for (v = "-2\n\0-3\n\0+4\n\0+4.1\n\0+4.2\n\0"; *v; v += strlen(v) + 1) {
+		if (!nfs_put(NFSD "/versions", v) || v[0] != '+')
+			continue;
+		err = nfs_put(NFSD "/versions", v);
+		if (err) {
+			errno = -err;
+			return NFSD "/versions";
+		}
+	}
+	snprintf(export, sizeof(export),
+		 "f2dom %s " NFS_EXPIRY " %u 65534 65534 0\n", work, flags);
+	snprintf(fh, sizeof(fh), "f2dom 1 \\x00000000 " NFS_EXPIRY " %s\n",
 		 work);
-	NFS_PUT("/proc/net/rpc/nfsd.fh/channel", line);
-	NFS_PUT(NFSD "/portlist", "tcp 2049\n");
-	NFS_PUT(NFSD "/threads", "4\n");
-#undef NFS_PUT
+	for (i = 0; i < ARRAY_SIZE(steps); i++) {
+		if (steps[i].optional && access(steps[i].path, F_OK))
+			continue;
+		err = nfs_put(steps[i].path, steps[i].text);
+		if (err) {
+			errno = -err;
+			return steps[i].path;
+		}
+	}
 	return NULL;
 }
 

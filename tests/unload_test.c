@@ -1120,7 +1120,7 @@ static const struct {
 
 int main(int argc, char **argv)
 {
-	unsigned int i;
+	unsigned int i, deadline;
 	int fd;
 
 	if (argc == 4)
@@ -1149,8 +1149,11 @@ int main(int argc, char **argv)
 	printf("TAP version 13\n1..%d\n", cases[i].plan);
 	fflush(stdout);
 	signal(SIGALRM, on_alarm);
+	deadline = 60 + HOLD_S;
 	/* the deleg case waits for a delegation and a lease time */
-	alarm(60 + HOLD_S + (cases[i].test == test_deleg ? 60 : 0));
+	if (cases[i].test == test_deleg)
+		deadline += 60;
+	alarm(deadline);
 	cases[i].test();
 	alarm(0);
 	if (frozen_fd >= 0)	/* never leave a filesystem frozen */
