@@ -77,20 +77,28 @@ uninstall-dkms-src:
 tests: $(TESTS)
 
 # What the test programs include besides the C library.
-TEST_HEADERS := tests/tap.h userspace/fchmodat2.h tests/nfs_loopback.h
+TEST_HEADERS := tests/harness.h userspace/fchmodat2.h tests/nfs_loopback.h
+
+# fchmodat2_test: its files by topic (tests/fchmodat2_test/main.c)
+F2T_SRCS := $(wildcard tests/fchmodat2_test/*.c)
+F2T_DEPS := $(F2T_SRCS) tests/fchmodat2_test/fchmodat2_test.h $(TEST_HEADERS)
 
 # Without gcc-multilib (it conflicts with the arm cross compilers) the i386
 # build finds the bi-arch <asm/...> headers in the host's multiarch dir.
 M32_CFLAGS := -m32 -isystem /usr/include/$(shell gcc -print-multiarch)
 
-$(B)/fchmodat2_test32: tests/fchmodat2_test.c $(TEST_HEADERS)
+$(B)/fchmodat2_test: $(F2T_DEPS)
 	@mkdir -p $(B)
-	gcc $(M32_CFLAGS) $(TEST_CFLAGS) -o $@ $<
+	gcc $(TEST_CFLAGS) -o $@ $(F2T_SRCS)
+
+$(B)/fchmodat2_test32: $(F2T_DEPS)
+	@mkdir -p $(B)
+	gcc $(M32_CFLAGS) $(TEST_CFLAGS) -o $@ $(F2T_SRCS)
 
 # x32 (libc6-dev-x32): the same bi-arch <asm/...> headers
-$(B)/fchmodat2_testx32: tests/fchmodat2_test.c $(TEST_HEADERS)
+$(B)/fchmodat2_testx32: $(F2T_DEPS)
 	@mkdir -p $(B)
-	gcc -mx32 -isystem /usr/include/$(shell gcc -print-multiarch) $(TEST_CFLAGS) -o $@ $<
+	gcc -mx32 -isystem /usr/include/$(shell gcc -print-multiarch) $(TEST_CFLAGS) -o $@ $(F2T_SRCS)
 
 $(B)/%: tests/%.c $(TEST_HEADERS)
 	@mkdir -p $(B)
@@ -104,9 +112,13 @@ ARM64_TESTS := $(addprefix $(B)/arm64/,fchmodat2_test fchmodat2_test32 f2call \
 
 tests-arm64: $(ARM64_TESTS)
 
-$(B)/arm64/fchmodat2_test32: tests/fchmodat2_test.c $(TEST_HEADERS)
+$(B)/arm64/fchmodat2_test: $(F2T_DEPS)
 	@mkdir -p $(B)/arm64
-	arm-linux-gnueabihf-gcc $(TEST_CFLAGS) -o $@ $<
+	aarch64-linux-gnu-gcc $(TEST_CFLAGS) -o $@ $(F2T_SRCS)
+
+$(B)/arm64/fchmodat2_test32: $(F2T_DEPS)
+	@mkdir -p $(B)/arm64
+	arm-linux-gnueabihf-gcc $(TEST_CFLAGS) -o $@ $(F2T_SRCS)
 
 # nrscan (tests/nrscan.c) calls only the numbers no system call is
 # assigned to: the __NR_ names of each ABI's <asm/unistd.h>, listed by its
@@ -130,14 +142,14 @@ $(B)/nr/armhf.h:
 
 NRSCAN_CFLAGS = $(TEST_CFLAGS) -I$(B)/nr -DNR_LIST='"$(notdir $(word 2,$^))"'
 
-$(B)/nrscan: tests/nrscan.c $(B)/nr/x86_64.h tests/tap.h
+$(B)/nrscan: tests/nrscan.c $(B)/nr/x86_64.h tests/harness.h
 	gcc $(NRSCAN_CFLAGS) -o $@ $<
-$(B)/nrscan32: tests/nrscan.c $(B)/nr/i386.h tests/tap.h
+$(B)/nrscan32: tests/nrscan.c $(B)/nr/i386.h tests/harness.h
 	gcc $(M32_CFLAGS) $(NRSCAN_CFLAGS) -o $@ $<
-$(B)/arm64/nrscan: tests/nrscan.c $(B)/nr/aarch64.h tests/tap.h
+$(B)/arm64/nrscan: tests/nrscan.c $(B)/nr/aarch64.h tests/harness.h
 	@mkdir -p $(@D)
 	aarch64-linux-gnu-gcc $(NRSCAN_CFLAGS) -o $@ $<
-$(B)/arm64/nrscan32: tests/nrscan.c $(B)/nr/armhf.h tests/tap.h
+$(B)/arm64/nrscan32: tests/nrscan.c $(B)/nr/armhf.h tests/harness.h
 	@mkdir -p $(@D)
 	arm-linux-gnueabihf-gcc $(NRSCAN_CFLAGS) -o $@ $<
 

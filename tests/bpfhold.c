@@ -24,7 +24,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-#include "tap.h"	/* ARRAY_SIZE */
+#include "harness.h"	/* ARRAY_SIZE */
 
 static long sys_bpf(int cmd, union bpf_attr *attr)
 {

@@ -18,7 +18,7 @@
 #include <sys/syscall.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
-#include "tap.h"
+#include "harness.h"
 
 #include "../userspace/fchmodat2.h"	/* __NR_fchmodat2, AT_ flags */
 

@@ -31,7 +31,7 @@
 #include <unistd.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
-#include "tap.h"			/* errno_name() */
+#include "harness.h"			/* errno_name() */
 
 static const long assigned[] = {
 #include NR_LIST

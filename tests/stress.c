@@ -45,13 +45,12 @@
 #include <sys/syscall.h>
 
 #include "../userspace/fchmodat2.h"	/* __NR_fchmodat2, AT_ flags */
-#include "tap.h"			/* errno_name() */
+#include "harness.h"
 
 #define NCALLERS 4
 #define STEP_DEADLINE 120	/* seconds for one load, unload or toggle */
 #define X32_BIT 0x40000000L
 
-static int test_no, failed;
 static atomic_int stop;
 static atomic_long served, enosys, bad, calls;
 /* "loaded": ENOSYS from fchmodat2 is a wrong answer */
@@ -64,14 +63,6 @@ static const char *const abi_names[NR_ABIS] = {
 static atomic_long served_abi[NR_ABIS];
 static pid_t parent;
 static char dir[256];
-
-static void result(int ok, const char *name)
-{
-	printf("%sok %d %s\n", ok ? "" : "not ", ++test_no, name);
-	fflush(stdout);
-	if (!ok)
-		failed++;
-}
 
 static void on_alarm(int sig)
 {
@@ -264,7 +255,7 @@ static void report(const char *during, int need_served)
 	snprintf(name, sizeof(name),
 		 "%d callers on parallel CPUs got mainline's answer%s, %s",
 		 NCALLERS, strict ? " (never ENOSYS)" : " or ENOSYS", during);
-	result(atomic_load(&bad) == 0, name);
+	t_result(atomic_load(&bad) == 0, "%s", name);
 	if (strict) {
 		for (abi = 0; abi < NR_ABIS; abi++) {
 #ifndef __x86_64__
@@ -275,12 +266,12 @@ static void report(const char *during, int need_served)
 				 "fchmodat2 calls served through %s: %ld",
 				 abi_names[abi],
 				 atomic_load(&served_abi[abi]));
-			result(atomic_load(&served_abi[abi]) > 0, name);
+			t_result(atomic_load(&served_abi[abi]) > 0, "%s", name);
 		}
 	}
 	if (need_served) {
-		result(atomic_load(&served) > 0 && atomic_load(&enosys) > 0,
-		       "calls were both served (module loaded) and ENOSYS (unloaded) during the cycles");
+		t_result(atomic_load(&served) > 0 && atomic_load(&enosys) > 0,
+			 "calls were both served (module loaded) and ENOSYS (unloaded) during the cycles");
 	}
 }
 
@@ -303,9 +294,9 @@ static int finish(long done, long n, double t0, const char *steps,
 	alarm(0);
 	snprintf(name, sizeof(name), "%ld of %ld %s (%.0f s)", done, n, steps,
 		 now() - t0);
-	result(done == n, name);
+	t_result(done == n, "%s", name);
 	report(during, need_served);
-	return failed != 0;
+	return t_finish();
 }
 
 /*
@@ -418,7 +409,7 @@ static int run_toggle(long n)
 		if (!access(ev[k], W_OK))
 			path = ev[k];
 	if (!path) {
-		result(0, "the raw_syscalls:sys_enter trace event is there (tracefs mounted)");
+		t_result(0, "the raw_syscalls:sys_enter trace event is there (tracefs mounted)");
 		return 1;
 	}
 	if (start_callers())
@@ -453,7 +444,7 @@ static int run_loaded(long secs)
 	stop_callers();
 	alarm(0);
 	report("with the module loaded throughout", 0);
-	return failed != 0;
+	return t_finish();
 }
 
 static int calls_until_term(void)
@@ -471,7 +462,7 @@ static int calls_until_term(void)
 	sigwait(&set, &sig);
 	stop_callers();
 	report("while tasks parked in the module were unloaded", 0);
-	return failed != 0;
+	return t_finish();
 }
 
 int main(int argc, char **argv)
@@ -480,20 +471,20 @@ int main(int argc, char **argv)
 	srandom(getpid());
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc == 5 && !strcmp(argv[1], "cycles")) {
-		printf("TAP version 13\n1..3\n");
+		t_plan(3);
 		snprintf(dir, sizeof(dir), "%s", argv[4]);
 		return run_cycles(atol(argv[2]), argv[3]);
 	}
 	if (argc == 4 && !strcmp(argv[1], "toggle")) {
-		printf("TAP version 13\n1..2\n");
+		t_plan(2);
 		snprintf(dir, sizeof(dir), "%s", argv[3]);
 		return run_toggle(atol(argv[2]));
 	}
 	if (argc == 4 && !strcmp(argv[1], "loaded")) {
 #ifdef __x86_64__
-		printf("TAP version 13\n1..3\n");
+		t_plan(3);
 #else
-		printf("TAP version 13\n1..2\n");
+		t_plan(2);
 #endif
 		snprintf(dir, sizeof(dir), "%s", argv[3]);
 		return run_loaded(atol(argv[2]));
@@ -504,7 +495,7 @@ int main(int argc, char **argv)
 		sigemptyset(&set);
 		sigaddset(&set, SIGTERM);
 		pthread_sigmask(SIG_BLOCK, &set, NULL);
-		printf("TAP version 13\n1..1\n");
+		t_plan(1);
 		snprintf(dir, sizeof(dir), "%s", argv[2]);
 		return calls_until_term();
 	}

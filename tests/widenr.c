@@ -20,7 +20,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include "tap.h"			/* errno_name() */
+#include "harness.h"			/* errno_name() */
 
 #include "../userspace/fchmodat2.h"	/* __NR_fchmodat2, AT_ flags */
 

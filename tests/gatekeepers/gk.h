@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the gatekeeper test programs share: the raw fchmodat2 call,
- * TAP output (one "ok"/"not ok" line per case, named by the property it
- * checks) and checks that print a diagnostic and count a failure.
+ * What the gatekeeper test programs share besides the test library
+ * (tests/harness.h: TAP output, cases, checks, skips): the raw fchmodat2
+ * call, their fixtures and work directories, a case list runner.
  *
  * Each program is built twice, static: 64-bit and -m32. Every case
  * compares errno and the full st_mode, never only the return value.
@@ -27,7 +27,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include "../tap.h"
+#include "../harness.h"
 
 #include "../../userspace/fchmodat2.h"	/* __NR_fchmodat2, AT_ flags */
 
@@ -40,113 +40,12 @@ static inline long sys_fchmodat2(int dfd, const char *path, unsigned int mode,
 	return syscall(__NR_fchmodat2, dfd, path, mode, flags);
 }
 
-static unsigned int gk_num, gk_nfail, gk_nskip;
-static int gk_failures;
-static char gk_skip[160];
-
-static inline void skip(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(gk_skip, sizeof(gk_skip), fmt, ap);
-	va_end(ap);
-}
-
-static inline void gk_begin(unsigned int planned)
-{
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("TAP version 13\n1..%u\n", planned);
-}
-
 /* Run one case: its name states the property; a skip says why. */
 static inline void gk_case(const char *name, void (*fn)(void))
 {
-	gk_failures = 0;
-	gk_skip[0] = '\0';
-	fflush(stdout);
+	t_case_begin();
 	fn();
-	gk_num++;
-	if (gk_failures) {
-		printf("not ok %u %s\n", gk_num, name);
-		gk_nfail++;
-	} else if (gk_skip[0]) {
-		printf("ok %u %s # SKIP %s\n", gk_num, name, gk_skip);
-		gk_nskip++;
-	} else {
-		printf("ok %u %s\n", gk_num, name);
-	}
-	fflush(stdout);
-}
-
-static inline int gk_end(void)
-{
-	printf("# Totals: pass:%u fail:%u xfail:0 xpass:0 skip:%u error:0\n",
-	       gk_num - gk_nfail - gk_nskip, gk_nfail, gk_nskip);
-	return gk_nfail ? 1 : 0;
-}
-
-static inline void expect_result(int line, const char *expr, long ret,
-				 int err, int want)
-{
-	if ((!want && ret == 0) || (want && ret == -1 && err == want))
-		return;
-	gk_failures++;
-	if (ret == -1)
-		diag("line %d: %s: expected %s, got -1/%s", line, expr,
-		     want ? errno_name(want) : "0", errno_name(err));
-	else
-		diag("line %d: %s: expected %s, got %ld", line, expr,
-		     want ? errno_name(want) : "0", ret);
-}
-
-/* errno is sampled right after the call */
-#define EXPECT_RESULT(call, want)					\
-	do {								\
-		long _ret;						\
-		int _err;						\
-									\
-		errno = 0;						\
-		_ret = (call);						\
-		_err = errno;						\
-		expect_result(__LINE__, #call, _ret, _err, want);	\
-	} while (0)
-#define EXPECT_OK(call)		EXPECT_RESULT(call, 0)
-#define EXPECT_ERR(call, err)	EXPECT_RESULT(call, err)
-
-static inline void expect_mode(int line, int dfd, const char *path,
-			       unsigned int want)
-{
-	struct stat st;
-
-	if (fstatat(dfd, path, &st, AT_SYMLINK_NOFOLLOW)) {
-		gk_failures++;
-		diag("line %d: lstat %s: %s", line, path, errno_name(errno));
-	} else if (st.st_mode != want) {
-		gk_failures++;
-		diag("line %d: lstat %s: expected mode 0%o, got 0%o", line,
-		     path, want, (unsigned int)st.st_mode);
-	}
-}
-
-#define EXPECT_MODE(dfd, path, want) expect_mode(__LINE__, dfd, path, want)
-
-static inline void expect_eq(int line, const char *expr, long long got,
-			     long long want)
-{
-	if (got == want)
-		return;
-	gk_failures++;
-	diag("line %d: %s: expected %lld, got %lld", line, expr, want, got);
-}
-
-#define EXPECT_EQ(got, want) expect_eq(__LINE__, #got, got, want)
-
-/* A fixture could not be built: the case fails, it does not skip. */
-static inline void setup_error(const char *what, const char *name)
-{
-	diag("setup: %s %s: %s", what, name, errno_name(errno));
-	gk_failures++;
+	t_case_end("%s", name);
 }
 
 static inline int make_file(int dfd, const char *name, unsigned int mode)
@@ -156,7 +55,7 @@ static inline int make_file(int dfd, const char *name, unsigned int mode)
 	unlinkat(dfd, name, 0);
 	fd = openat(dfd, name, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, mode);
 	if (fd < 0 || fchmod(fd, mode)) {
-		setup_error("create", name);
+		setup_error("create", name, errno);
 		if (fd >= 0)
 			close(fd);
 		return -1;
@@ -169,7 +68,7 @@ static inline int make_link(int dfd, const char *name, const char *target)
 {
 	unlinkat(dfd, name, 0);
 	if (symlinkat(target, dfd, name)) {
-		setup_error("symlink", name);
+		setup_error("symlink", name, errno);
 		return -1;
 	}
 	return 0;
@@ -184,7 +83,7 @@ static inline int wait_child(pid_t pid)
 	int status;
 
 	if (waitpid(pid, &status, 0) != pid) {
-		setup_error("waitpid", "");
+		setup_error("waitpid", "", errno);
 		return -1;
 	}
 	return status;
@@ -199,7 +98,7 @@ static inline void expect_child_ok(pid_t pid)
 		return;
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		return;
-	gk_failures++;
+	t_state.failures++;
 	if (WIFEXITED(status))
 		diag("child failed (exit status %d)", WEXITSTATUS(status));
 	else
@@ -244,8 +143,7 @@ static inline void gk_run_cases(const struct gk_case *cases, unsigned int n,
 		if (only && strcmp(cases[i].name, only))
 			continue;
 		if (wfd < 0) {
-			printf("not ok %u %s\n", ++gk_num, cases[i].name);
-			gk_nfail++;
+			t_result(false, "%s", cases[i].name);
 			continue;
 		}
 		gk_case(cases[i].name, cases[i].fn);
@@ -278,7 +176,7 @@ static inline int gk_root_begin(int argc, char **argv, unsigned int planned,
 {
 	const char *dir = gk_dir_option(argc, argv);
 
-	gk_begin(planned);
+	t_plan(planned);
 	umask(0);
 	if (geteuid() != 0) {
 		diag("must run as root");
@@ -343,7 +241,7 @@ static inline int gk_watch(const char *work, const char *name, int *in)
 	snprintf(path, sizeof(path), "%s/%s", work, name);
 	*in = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	if (*in < 0 || inotify_add_watch(*in, path, IN_ATTRIB) < 0) {
-		setup_error("inotify", path);
+		setup_error("inotify", path, errno);
 		return -1;
 	}
 	return 0;

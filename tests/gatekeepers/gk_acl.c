@@ -92,11 +92,11 @@ static int set_acl(const char *name, const char *xattr, const struct acl *acl)
 	if (!lsetxattr(wpath(name), xattr, buf, len, 0))
 		return 0;
 	if (errno == EOPNOTSUPP) {
-		skip("no POSIX ACLs on this filesystem (setxattr %s: EOPNOTSUPP)",
-		     xattr);
+		t_skip("no POSIX ACLs on this filesystem (setxattr %s: EOPNOTSUPP)",
+		       xattr);
 		return -1;
 	}
-	setup_error("setxattr", name);
+	setup_error("setxattr", name, errno);
 	return -1;
 }
 
@@ -112,18 +112,16 @@ static void expect_acl(int line, const char *name, const char *xattr,
 	if (!acl) {
 		if (len == -1 && errno == ENODATA)
 			return;
-		gk_failures++;
-		diag("line %d: %s %s: expected no ACL (ENODATA), got %zd/%s",
-		     line, name, xattr, len, len < 0 ? errno_name(errno) : "");
+		t_fail("line %d: %s %s: expected no ACL (ENODATA), got %zd/%s",
+		       line, name, xattr, len, len < 0 ? errno_name(errno) : "");
 		if (len > 0)
 			hexdump("got", got, len);
 		return;
 	}
 	if (len == (ssize_t)wlen && !memcmp(got, want, wlen))
 		return;
-	gk_failures++;
-	diag("line %d: %s %s differs (%zd bytes, expected %zu)", line, name,
-	     xattr, len, wlen);
+	t_fail("line %d: %s %s differs (%zd bytes, expected %zu)", line, name,
+	       xattr, len, wlen);
 	hexdump("expected", want, wlen);
 	if (len > 0)
 		hexdump("got", got, len);
@@ -224,7 +222,7 @@ static void directory_default_acl_left_alone(void)
 
 	unlinkat(wfd, "dir", AT_REMOVEDIR);
 	if (mkdirat(wfd, "dir", 0755)) {
-		setup_error("mkdir", "dir");
+		setup_error("mkdir", "dir", errno);
 		return;
 	}
 	if (set_acl("dir", ACL_DEFAULT, &def) ||
@@ -243,7 +241,7 @@ static void no_extended_acl_none_created(void)
 		return;
 	if (lgetxattr(wpath("plain"), ACL_ACCESS, NULL, 0) == -1 &&
 	    errno == EOPNOTSUPP) {
-		skip("no POSIX ACLs on this filesystem (getxattr: EOPNOTSUPP)");
+		t_skip("no POSIX ACLs on this filesystem (getxattr: EOPNOTSUPP)");
 		return;
 	}
 	EXPECT_ACL("plain", ACL_ACCESS, NULL);
@@ -302,5 +300,5 @@ int main(int argc, char **argv)
 			    sizeof(work));
 	gk_run_cases(cases, ARRAY_SIZE(cases), NULL, wfd);
 	gk_remove_workdir(wfd, work, files, dirs);
-	return gk_end();
+	return t_finish();
 }

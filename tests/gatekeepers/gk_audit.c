@@ -253,9 +253,8 @@ static void expect_field(int line, const char *what, const char *text,
 
 	if (!strcmp(field(text, key, val, sizeof(val)), want))
 		return;
-	gk_failures++;
-	diag("line %d: %s record: %s=%s, expected %s", line, what, key, val,
-	     want);
+	t_fail("line %d: %s record: %s=%s, expected %s", line, what, key, val,
+	       want);
 }
 
 #define EXPECT_FIELD(what, text, key, want) \
@@ -347,20 +346,20 @@ static int audit_open(void)
 		return 0;
 	nl = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_AUDIT);
 	if (nl < 0) {
-		setup_error("socket", "NETLINK_AUDIT");
+		setup_error("socket", "NETLINK_AUDIT", errno);
 		return -1;
 	}
 	err = audit_set(1, getpid());
 	if (err == -ECONNREFUSED || err == -EPROTONOSUPPORT) {
-		skip("no audit in this kernel (AUDIT_SET: %s)",
-		     errno_name(-err));
+		t_skip("no audit in this kernel (AUDIT_SET: %s)",
+		       errno_name(-err));
 		close(nl);
 		nl = -1;
 		return -1;
 	}
 	if (err) {
 		errno = -err;
-		setup_error("AUDIT_SET", "enabled=1 pid");
+		setup_error("AUDIT_SET", "enabled=1 pid", errno);
 		close(nl);
 		nl = -1;
 		return -1;
@@ -397,7 +396,7 @@ static void records_match_mainline(void)
 	err = audit_request(AUDIT_ADD_RULE, &rule, sizeof(rule));
 	if (err) {
 		errno = -err;
-		setup_error("AUDIT_ADD_RULE", "exit,always -S 452");
+		setup_error("AUDIT_ADD_RULE", "exit,always -S 452", errno);
 		return;
 	}
 	pid = fork();
@@ -477,7 +476,7 @@ static void watch_case(int type, const char *path, unsigned int perm,
 	if (make_file(wfd, "wfile", 0644) || make_file(wfd, "ofile", 0644))
 		return;
 	if (mkdirat(wfd, "wdir", 0755) && errno != EEXIST) {
-		setup_error("mkdir", "wdir");
+		setup_error("mkdir", "wdir", errno);
 		return;
 	}
 	if (make_file(wfd, "wdir/dfile", 0644) || audit_open())
@@ -505,7 +504,7 @@ static void watch_case(int type, const char *path, unsigned int perm,
 	err = audit_request(AUDIT_ADD_RULE, r, sizeof(*r) + r->buflen);
 	if (err) {
 		errno = -err;
-		setup_error("AUDIT_ADD_RULE", type ? full : "perm");
+		setup_error("AUDIT_ADD_RULE", type ? full : "perm", errno);
 		return;
 	}
 	pid = fork();
@@ -608,7 +607,7 @@ static void nomod_452_not_in_change_attributes_class(void)
 	err = audit_request(AUDIT_ADD_RULE, r, sizeof(*r));
 	if (err) {
 		errno = -err;
-		setup_error("AUDIT_ADD_RULE", "perm");
+		setup_error("AUDIT_ADD_RULE", "perm", errno);
 		return;
 	}
 	pid = fork();
@@ -679,5 +678,5 @@ int main(int argc, char **argv)
 		close(nl);
 	}
 	gk_remove_workdir(wfd, work, files, dirs);
-	return gk_end();
+	return t_finish();
 }

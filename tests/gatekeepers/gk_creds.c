@@ -83,15 +83,15 @@ static void as_nobody(unsigned long long eff, unsigned long long perm,
 	fflush(stdout);
 	pid = fork();
 	if (pid < 0) {
-		setup_error("fork", "");
+		setup_error("fork", "", errno);
 		return;
 	}
 	if (pid == 0) {
-		gk_failures = 0;
+		t_state.failures = 0;
 		drop_to(eff, perm);
 		fn();
 		fflush(stdout);
-		_exit(gk_failures ? 1 : 0);
+		_exit(t_state.failures ? 1 : 0);
 	}
 	expect_child_ok(pid);
 }
@@ -108,14 +108,14 @@ static int fixture(void)
 	    make_link(wfd, "rootlink", "rootfile") ||
 	    make_file(wfd, "own", 0644) ||
 	    mkdirat(wfd, "rootdir", 0755) || mkdirat(wfd, "owndir", 0755)) {
-		setup_error("fixture", work);
+		setup_error("fixture", work, errno);
 		return -1;
 	}
 	if (fchownat(wfd, "own", NOBODY, 0, 0) ||
 	    fchownat(wfd, "owndir", NOBODY, 0, 0) ||
 	    fchmodat(wfd, "rootdir", 0755, 0) ||
 	    fchmodat(wfd, "owndir", 0755, 0)) {
-		setup_error("chown/chmod", "own");
+		setup_error("chown/chmod", "own", errno);
 		return -1;
 	}
 	return 0;
@@ -258,13 +258,13 @@ static void userns_root_without_owner_mapping_eperm_own_file_changed(void)
 	if (fixture())
 		return;
 	if (pipe(go) || pipe(ready)) {
-		setup_error("pipe", "");
+		setup_error("pipe", "", errno);
 		return;
 	}
 	fflush(stdout);
 	pid = fork();
 	if (pid == 0) {
-		gk_failures = 0;
+		t_state.failures = 0;
 		close(go[1]);
 		close(ready[0]);
 		/* CAP_SYS_ADMIN: whatever the unprivileged-userns sysctls say */
@@ -281,44 +281,44 @@ static void userns_root_without_owner_mapping_eperm_own_file_changed(void)
 		c_refused();
 		EXPECT_OK(sys_fchmodat2(wfd, "own", 02700, 0));
 		fflush(stdout);
-		_exit(gk_failures ? 1 : 0);
+		_exit(t_state.failures ? 1 : 0);
 	}
 	close(go[0]);
 	close(ready[1]);
 	if (pid < 0 || read(ready[0], &c, 1) != 1 || c != 'u') {
 		if (pid > 0)
-			skip("unshare(CLONE_NEWUSER) refused");
+			t_skip("unshare(CLONE_NEWUSER) refused");
 		else
-			setup_error("fork", "");
+			setup_error("fork", "", errno);
 		goto out;
 	}
 	snprintf(path, sizeof(path), "/proc/%d/uid_map", (int)pid);
 	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0 || write(fd, "0 65534 1\n", 10) != 10)
-		setup_error("writing", path);
+		setup_error("writing", path, errno);
 	if (fd >= 0)
 		close(fd);
 	snprintf(path, sizeof(path), "/proc/%d/gid_map", (int)pid);
 	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0 || write(fd, "0 65534 1\n", 10) != 10)
-		setup_error("writing", path);
+		setup_error("writing", path, errno);
 	if (fd >= 0)
 		close(fd);
 	c = 'g';
 	if (write(go[1], &c, 1) != 1)
-		setup_error("pipe", "");
+		setup_error("pipe", "", errno);
 out:
 	close(go[1]);
 	close(ready[0]);
 	if (pid > 0) {
-		if (gk_skip[0])
+		if (t_state.skip_reason[0])
 			wait_child(pid);
 		else
 			expect_child_ok(pid);
 	}
 	expect_fixture_unchanged();
 	/* group root is not mapped in there: S_ISGID cleared */
-	if (!gk_skip[0])
+	if (!t_state.skip_reason[0])
 		EXPECT_MODE(wfd, "own", S_IFREG | 0700);
 }
 
@@ -416,24 +416,24 @@ static void idmapped_mount_owner_judged_through_the_mount(void)
 		return;
 	ns = userns_fd(IDMAP_ID);
 	if (ns < 0) {
-		skip("cannot make a user namespace (%s)", errno_name(errno));
+		t_skip("cannot make a user namespace (%s)", errno_name(errno));
 		return;
 	}
 	attr.userns_fd = ns;
 	idmapped_fd = syscall(SYS_open_tree, wfd, "",
 			      GK_OPEN_TREE_CLONE | O_CLOEXEC | AT_EMPTY_PATH);
 	if (idmapped_fd < 0) {
-		setup_error("open_tree", work);
+		setup_error("open_tree", work, errno);
 		goto out_close_ns;
 	}
 	if (syscall(SYS_mount_setattr, idmapped_fd, "", AT_EMPTY_PATH, &attr,
 		    sizeof(attr))) {
 		if (errno == ENOSYS)
-			skip("no idmapped mounts (mount_setattr: ENOSYS)");
+			t_skip("no idmapped mounts (mount_setattr: ENOSYS)");
 		else if (errno == EINVAL)
-			skip("this filesystem cannot be idmapped (mount_setattr: EINVAL)");
+			t_skip("this filesystem cannot be idmapped (mount_setattr: EINVAL)");
 		else
-			setup_error("mount_setattr", work);
+			setup_error("mount_setattr", work, errno);
 		goto out_close_tree;
 	}
 	/* root itself: the owner 65534 cannot be shown there */
@@ -444,14 +444,14 @@ static void idmapped_mount_owner_judged_through_the_mount(void)
 		fflush(stdout);
 		pid = fork();
 		if (pid == 0) {
-			gk_failures = 0;
+			t_state.failures = 0;
 			drop_to_id(IDMAP_ID, 0, 0);
 			c_idmapped();
 			fflush(stdout);
-			_exit(gk_failures ? 1 : 0);
+			_exit(t_state.failures ? 1 : 0);
 		}
 		if (pid < 0)
-			setup_error("fork", "");
+			setup_error("fork", "", errno);
 		else
 			expect_child_ok(pid);
 	}
@@ -490,7 +490,7 @@ int main(int argc, char **argv)
 	static const char * const dirs[] = { "rootdir", "owndir", NULL };
 	const char *parent = gk_dir_option(argc, argv);
 
-	gk_begin(ARRAY_SIZE(cases));
+	t_plan(ARRAY_SIZE(cases));
 	umask(0);
 	if (geteuid() != 0) {
 		diag("must run as root");
@@ -499,5 +499,5 @@ int main(int argc, char **argv)
 	wfd = gk_workdir(parent, "creds", work, sizeof(work));
 	gk_run_cases(cases, ARRAY_SIZE(cases), NULL, wfd);
 	gk_remove_workdir(wfd, work, files, dirs);
-	return gk_end();
+	return t_finish();
 }

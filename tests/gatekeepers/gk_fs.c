@@ -36,7 +36,7 @@ static int open_work(void)
 {
 	wfd = open(work, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (wfd < 0)
-		setup_error("open", work);
+		setup_error("open", work, errno);
 	return wfd < 0 ? -1 : 0;
 }
 
@@ -65,13 +65,13 @@ static int flag_or_skip(const char *name, int flag)
 	int err = set_flags(name, flag, 0);
 
 	if (err == -ENOTTY || err == -EOPNOTSUPP) {
-		skip("filesystem does not support FS_IOC_SETFLAGS (%s)",
-		     errno_name(-err));
+		t_skip("filesystem does not support FS_IOC_SETFLAGS (%s)",
+		       errno_name(-err));
 		return -1;
 	}
 	if (err) {
 		errno = -err;
-		setup_error("FS_IOC_SETFLAGS", name);
+		setup_error("FS_IOC_SETFLAGS", name, errno);
 		return -1;
 	}
 	return 0;
@@ -83,7 +83,7 @@ static void clear_flags(const char *name)
 
 	if (err) {
 		errno = -err;
-		setup_error("clearing the inode flags of", name);
+		setup_error("clearing the inode flags of", name, errno);
 	}
 }
 
@@ -96,7 +96,7 @@ static int make_dir_with_file(const char *name, unsigned int mode)
 	unlinkat(wfd, path, 0);
 	unlinkat(wfd, name, AT_REMOVEDIR);
 	if (mkdirat(wfd, name, 0755) || fchmodat(wfd, name, 0755, 0)) {
-		setup_error("mkdir", name);
+		setup_error("mkdir", name, errno);
 		return -1;
 	}
 	return make_file(wfd, path, mode);
@@ -106,7 +106,7 @@ static int mount_again(unsigned long flags)
 {
 	if (mount(NULL, mnt, NULL, MS_REMOUNT | flags, NULL)) {
 		setup_error(flags & MS_RDONLY ? "remount read-only" :
-			    "remount read-write", mnt);
+			    "remount read-write", mnt, errno);
 		return -1;
 	}
 	return 0;
@@ -123,7 +123,7 @@ static void sb_readonly_erofs_before_eopnotsupp_modes_unchanged(void)
 	fd = openat(wfd, "file", O_PATH | O_CLOEXEC);
 	lfd = openat(wfd, "link", O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0 || lfd < 0) {
-		setup_error("open", "file/link");
+		setup_error("open", "file/link", errno);
 		goto out_close;
 	}
 	if (mount_again(MS_RDONLY))
@@ -260,12 +260,12 @@ static void inotify_no_event_on_unprivileged_eperm(void)
 		return;
 	pid = fork();
 	if (pid == 0) {
-		gk_failures = 0;
+		t_state.failures = 0;
 		if (setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
 		    setresuid(NOBODY, NOBODY, NOBODY))
 			_exit(2);
 		EXPECT_ERR(sys_fchmodat2(wfd, "rootfile", 0600, 0), EPERM);
-		_exit(gk_failures ? 1 : 0);
+		_exit(t_state.failures ? 1 : 0);
 	}
 	expect_child_ok(pid);
 	EXPECT_EQ(gk_attrib_events(in, NULL), 0);
@@ -281,7 +281,7 @@ static void symlink_nofollow_refused_mode_unchanged_on_disk(void)
 	int fd;
 
 	if (!dev || !fstype) {
-		skip("no -D DEVICE -t FSTYPE: cannot mount it again");
+		t_skip("no -D DEVICE -t FSTYPE: cannot mount it again");
 		return;
 	}
 	if (make_file(wfd, "dfile", 0640) || make_link(wfd, "dlink", "dfile"))
@@ -289,7 +289,7 @@ static void symlink_nofollow_refused_mode_unchanged_on_disk(void)
 	EXPECT_ERR(sys_fchmodat2(wfd, "dlink", 0600, NOFOLLOW), EOPNOTSUPP);
 	fd = openat(wfd, "dlink", O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
-		setup_error("open", "dlink");
+		setup_error("open", "dlink", errno);
 		return;
 	}
 	EXPECT_ERR(sys_fchmodat2(fd, "", 0600, AT_EMPTY_PATH), EOPNOTSUPP);
@@ -301,15 +301,15 @@ static void symlink_nofollow_refused_mode_unchanged_on_disk(void)
 	close(wfd);
 	wfd = -1;
 	if (umount(mnt)) {
-		setup_error("umount", mnt);
+		setup_error("umount", mnt, errno);
 	} else if (mount(dev, mnt, fstype, 0, NULL)) {
-		setup_error("mount", dev);
+		setup_error("mount", dev, errno);
 		return;
 	}
 	if (open_work())
 		return;
 	if (fstatat(wfd, "dlink", &st, AT_SYMLINK_NOFOLLOW))
-		setup_error("lstat", "dlink");
+		setup_error("lstat", "dlink", errno);
 	else
 		diag("after mounting %s again: dlink mode 0%o", dev,
 		     (unsigned int)st.st_mode);
@@ -363,7 +363,7 @@ int main(int argc, char **argv)
 			argv[0]);
 		return 2;
 	}
-	gk_begin(ARRAY_SIZE(cases));
+	t_plan(ARRAY_SIZE(cases));
 	umask(0);
 	if (chdir("/") || geteuid() != 0) {
 		diag("must run as root");
@@ -374,5 +374,5 @@ int main(int argc, char **argv)
 	wfd = gk_workdir(mnt, "fs", work, sizeof(work));
 	gk_run_cases(cases, ARRAY_SIZE(cases), NULL, wfd);
 	gk_remove_workdir(wfd, work, files, dirs);
-	return gk_end();
+	return t_finish();
 }

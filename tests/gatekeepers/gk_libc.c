@@ -33,7 +33,7 @@ static int fixture(void)
 	if (make_file(wfd, "file", 0644) || make_link(wfd, "link", "file"))
 		return -1;
 	if (mkdirat(wfd, "dir", 0755) || fchmodat(wfd, "dir", 0755, 0)) {
-		setup_error("mkdir", "dir");
+		setup_error("mkdir", "dir", errno);
 		return -1;
 	}
 	return 0;
@@ -51,7 +51,7 @@ static void glibc_is_2_39_or_later(void)
 	if (sscanf(v, "%d.%d", &major, &minor) != 2 ||
 	    major * 1000 + minor < 2039) {
 		diag("glibc %s does not call fchmodat2", v);
-		gk_failures++;
+		t_state.failures++;
 	}
 }
 
@@ -78,7 +78,7 @@ static void c_marked(void)
 
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
 	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog)) {
-		setup_error("seccomp", "");
+		setup_error("seccomp", "", errno);
 		return;
 	}
 	EXPECT_ERR(fchmodat(wfd, "file", 0600, AT_SYMLINK_NOFOLLOW), EXFULL);
@@ -97,15 +97,15 @@ static void fchmodat_with_flags_and_lchmod_go_to_452(void)
 	fflush(stdout);
 	pid = fork();
 	if (pid == 0) {
-		gk_failures = 0;
+		t_state.failures = 0;
 		if (fchdir(wfd))
 			_exit(2);
 		c_marked();
 		fflush(stdout);
-		_exit(gk_failures ? 1 : 0);
+		_exit(t_state.failures ? 1 : 0);
 	}
 	if (pid < 0)
-		setup_error("fork", "");
+		setup_error("fork", "", errno);
 	else
 		expect_child_ok(pid);
 	EXPECT_MODE(wfd, "file", S_IFREG | 0640);
@@ -148,7 +148,7 @@ static void lchmod_file_and_symlink(void)
 	EXPECT_ERR(lchmod("link", 0600), EOPNOTSUPP);
 	EXPECT_MODE(wfd, "link", S_IFLNK | 0777);
 	if (chdir("/"))
-		setup_error("chdir", "/");
+		setup_error("chdir", "/", errno);
 }
 
 static void fchmodat_at_empty_path_opath_fd(void)
@@ -159,7 +159,7 @@ static void fchmodat_at_empty_path_opath_fd(void)
 		return;
 	fd = openat(wfd, "file", O_PATH | O_CLOEXEC);
 	if (fd < 0) {
-		setup_error("open", "file");
+		setup_error("open", "file", errno);
 		return;
 	}
 	if (have_452) {
@@ -188,7 +188,7 @@ int main(int argc, char **argv)
 	static const char * const dirs[] = { "dir", NULL };
 	const char *parent = gk_dir_option(argc, argv);
 
-	gk_begin(ARRAY_SIZE(cases));
+	t_plan(ARRAY_SIZE(cases));
 	umask(0);
 	have_452 = !(syscall(__NR_fchmodat2, AT_FDCWD, "/", 0, ~0u) == -1 &&
 		     errno == ENOSYS);
@@ -200,5 +200,5 @@ int main(int argc, char **argv)
 		diag("cannot unmount /proc: %s", errno_name(errno));
 	gk_run_cases(cases, ARRAY_SIZE(cases), NULL, wfd);
 	gk_remove_workdir(wfd, work, files, dirs);
-	return gk_end();
+	return t_finish();
 }

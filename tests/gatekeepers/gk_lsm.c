@@ -28,14 +28,14 @@ static void confined(void (*fn)(void))
 	fflush(stdout);
 	pid = fork();
 	if (pid < 0) {
-		setup_error("fork", "");
+		setup_error("fork", "", errno);
 		return;
 	}
 	if (pid == 0) {
 		char cmd[128];
 		int fd, len;
 
-		gk_failures = 0;
+		t_state.failures = 0;
 		len = snprintf(cmd, sizeof(cmd), "changeprofile %s", profile);
 		fd = open("/proc/self/attr/current", O_WRONLY | O_CLOEXEC);
 		if (fd < 0 || write(fd, cmd, len) != len) {
@@ -45,7 +45,7 @@ static void confined(void (*fn)(void))
 		close(fd);
 		fn();
 		fflush(stdout);
-		_exit(gk_failures ? 1 : 0);
+		_exit(t_state.failures ? 1 : 0);
 	}
 	expect_child_ok(pid);
 }
@@ -86,14 +86,14 @@ static void c_confined(void)
 	}
 	if (strncmp(label, profile, strlen(profile))) {
 		diag("confined by \"%s\", not %s", label, profile);
-		gk_failures++;
+		t_state.failures++;
 	}
 }
 
 static void profile_confines_the_child(void)
 {
 	confined(c_confined);
-	confined_ok = !gk_failures;
+	confined_ok = !t_state.failures;
 }
 
 static void c_denied(void)
@@ -138,7 +138,7 @@ static void denied_opath_fd_empty_path_eacces(void)
 		return;
 	opath_fd = openat(wfd, "deny/new", O_PATH | O_CLOEXEC);
 	if (opath_fd < 0) {
-		setup_error("open", "deny/new");
+		setup_error("open", "deny/new", errno);
 		return;
 	}
 	confined(c_opath);
@@ -222,15 +222,15 @@ static void denial_logged_for_fchmodat2_as_for_fchmodat(void)
 	/* after the cases above */
 	if (!denial_logged("deny/old")) {
 		diag("no denial logged for fchmodat");
-		gk_failures++;
+		t_state.failures++;
 	}
 	if (!denial_logged("deny/new")) {
 		diag("no denial logged for fchmodat2");
-		gk_failures++;
+		t_state.failures++;
 	}
 	if (!denial_logged("deny/link")) {
 		diag("no denial logged for fchmodat2 on the symlink");
-		gk_failures++;
+		t_state.failures++;
 	}
 }
 
@@ -263,7 +263,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s -d DIR -p PROFILE\n", argv[0]);
 		return 2;
 	}
-	gk_begin(ARRAY_SIZE(cases));
+	t_plan(ARRAY_SIZE(cases));
 	umask(0);
 	if (mkdir(dir, 0755) && errno != EEXIST) {
 		diag("mkdir %s: %s", dir, errno_name(errno));
@@ -278,11 +278,10 @@ int main(int argc, char **argv)
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		/* unconfined, every case would wrongly pass or fail alike */
 		if (i && !confined_ok) {
-			printf("not ok %u %s\n", ++gk_num, cases[i].name);
-			gk_nfail++;
+			t_result(false, "%s", cases[i].name);
 			continue;
 		}
 		gk_case(cases[i].name, cases[i].fn);
 	}
-	return gk_end();
+	return t_finish();
 }

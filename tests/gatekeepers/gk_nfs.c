@@ -36,7 +36,7 @@ static int put_or_fail(const char *path, const char *text)
 
 	if (err) {
 		errno = -err;
-		setup_error("write", path);
+		setup_error("write", path, errno);
 	}
 	return err;
 }
@@ -47,18 +47,18 @@ static void server_and_client_set_up(void)
 	const char *failed = nfs_serve(work);
 
 	if (failed) {
-		setup_error("nfs:", failed);
+		setup_error("nfs:", failed, errno);
 		return;
 	}
 	served = true;
 	if (nfs_mount(mnt)) {
-		setup_error("mount nfs4 127.0.0.1:/ on", mnt);
+		setup_error("mount nfs4 127.0.0.1:/ on", mnt, errno);
 		return;
 	}
 	mounted = true;
 	mfd = open(mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (mfd < 0)
-		setup_error("open", mnt);
+		setup_error("open", mnt, errno);
 	/* no delegation is granted in the grace period */
 	sleep(11);
 }
@@ -67,7 +67,7 @@ static bool ready(void)
 {
 	if (mfd >= 0)
 		return true;
-	setup_error("nfs", "not set up (see the first case)");
+	setup_error("nfs", "not set up (see the first case)", errno);
 	return false;
 }
 
@@ -103,7 +103,7 @@ static int trace_events(const char * const *events, bool on)
 	char path[256];
 
 	if (mount("nodev", TRACING, "tracefs", 0, NULL) && errno != EBUSY) {
-		setup_error("mount", TRACING);
+		setup_error("mount", TRACING, errno);
 		return -1;
 	}
 	for (; *events; events++) {
@@ -117,7 +117,7 @@ static int trace_events(const char * const *events, bool on)
 		int fd = open(TRACING "/trace", O_WRONLY | O_TRUNC | O_CLOEXEC);
 
 		if (fd < 0) {
-			setup_error("clear", TRACING "/trace");
+			setup_error("clear", TRACING "/trace", errno);
 			return -1;
 		}
 		close(fd);
@@ -160,9 +160,8 @@ static void server_chmod_breaks_a_read_delegation_and_retries(void)
 		return;
 	fd = nfs_open_delegated(mfd, "dfile", st.st_ino);
 	if (fd < 0) {
-		gk_failures++;
-		diag("the client holds no read delegation on dfile: %s",
-		     errno_name(errno));
+		t_fail("the client holds no read delegation on dfile: %s",
+		       errno_name(errno));
 		return;
 	}
 	if (trace_events(events, true))
@@ -186,13 +185,13 @@ static void client_estale_after_replace_retried_with_a_new_lookup(void)
 		return;
 	/* the client caches the dentry and its file handle */
 	if (fstatat(mfd, "efile", &old, 0)) {
-		setup_error("stat", "efile on the client");
+		setup_error("stat", "efile on the client", errno);
 		return;
 	}
 	/* the server replaces the file */
 	if (unlinkat(wfd, "efile", 0) || make_file(wfd, "efile", 0644) ||
 	    fstatat(wfd, "efile", &now, 0)) {
-		setup_error("replace", "efile");
+		setup_error("replace", "efile", errno);
 		return;
 	}
 	if (now.st_ino == old.st_ino)
@@ -223,7 +222,7 @@ int main(int argc, char **argv)
 	};
 	const char *dir = gk_dir_option(argc, argv);
 
-	gk_begin(ARRAY_SIZE(cases));
+	t_plan(ARRAY_SIZE(cases));
 	umask(0);
 	if (geteuid() != 0 || !dir) {
 		diag("usage: gk_nfs -d DIR, as root");
@@ -242,5 +241,5 @@ int main(int argc, char **argv)
 		nfs_stop();
 	gk_remove_workdir(wfd, work, files, NULL);
 	rmdir(mnt);
-	return gk_end();
+	return t_finish();
 }

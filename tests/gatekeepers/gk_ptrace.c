@@ -74,23 +74,23 @@ static int run_traced(void (*body)(void), void (*hook)(struct stop *s))
 	fflush(stdout);
 	pid = fork();
 	if (pid < 0) {
-		setup_error("fork", "");
+		setup_error("fork", "", errno);
 		return -1;
 	}
 	if (pid == 0) {
-		gk_failures = 0;
+		t_state.failures = 0;
 		if (ptrace(PTRACE_TRACEME, 0, NULL, NULL))
 			_exit(3);
 		raise(SIGSTOP);
 		body();
 		fflush(stdout);
-		_exit(gk_failures ? 1 : 0);
+		_exit(t_state.failures ? 1 : 0);
 	}
 	if (waitpid(pid, &status, 0) != pid || !WIFSTOPPED(status) ||
 	    ptrace(PTRACE_SETOPTIONS, pid, NULL,
 		   (void *)(PTRACE_O_TRACESYSGOOD | PTRACE_O_EXITKILL |
 			    PTRACE_O_TRACESECCOMP))) {
-		setup_error("starting to trace", "");
+		setup_error("starting to trace", "", errno);
 		kill(pid, SIGKILL);
 		waitpid(pid, &status, 0);
 		return -1;
@@ -100,7 +100,7 @@ static int run_traced(void (*body)(void), void (*hook)(struct stop *s))
 
 		if (ptrace(PTRACE_SYSCALL, pid, NULL, (void *)(long)deliver) ||
 		    waitpid(pid, &status, 0) != pid) {
-			setup_error("PTRACE_SYSCALL", "");
+			setup_error("PTRACE_SYSCALL", "", errno);
 			kill(pid, SIGKILL);
 			waitpid(pid, &status, 0);
 			return -1;
@@ -123,13 +123,13 @@ static int run_traced(void (*body)(void), void (*hook)(struct stop *s))
 		if (ptrace(PTRACE_GET_SYSCALL_INFO, pid, (void *)sizeof(s.info),
 			   &s.info) <= 0 ||
 		    ptrace(PTRACE_GETREGS, pid, NULL, &s.regs)) {
-			setup_error("reading the stop", "");
+			setup_error("reading the stop", "", errno);
 			continue;
 		}
 		s.entry = s.info.op != PTRACE_SYSCALL_INFO_EXIT;
 		hook(&s);
 		if (s.regs_changed && ptrace(PTRACE_SETREGS, pid, NULL, &s.regs))
-			setup_error("PTRACE_SETREGS", "");
+			setup_error("PTRACE_SETREGS", "", errno);
 	}
 }
 
@@ -139,8 +139,7 @@ static void expect_exit_0(int status)
 		return;
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		return;
-	gk_failures++;
-	diag("traced child: wait status 0x%x", status);
+	t_fail("traced child: wait status 0x%x", status);
 }
 
 /* the tracee's string at @addr, as the tracer reads it */
@@ -190,18 +189,16 @@ static void h_record(struct stop *s)
 		}
 		if ((unsigned long)s->regs.R_NR != __NR_fchmodat2 ||
 		    s->info.arch != GK_ARCH) {
-			gk_failures++;
-			diag("entry: orig_ax %ld, arch 0x%x",
-			     (long)s->regs.R_NR, s->info.arch);
+			t_fail("entry: orig_ax %ld, arch 0x%x",
+			       (long)s->regs.R_NR, s->info.arch);
 		}
 		seen_entries++;
 	} else if (!s->entry && seen_entries > seen_exits) {
 		if (seen_exits < 4)
 			exit_rval[seen_exits] = s->info.exit.rval;
 		if ((long)s->regs.R_RET != (long)s->info.exit.rval) {
-			gk_failures++;
-			diag("exit: ax %ld, rval %lld", (long)s->regs.R_RET,
-			     (long long)s->info.exit.rval);
+			t_fail("exit: ax %ld, rval %lld", (long)s->regs.R_RET,
+			       (long long)s->info.exit.rval);
 		}
 		seen_exits++;
 	}
@@ -238,7 +235,7 @@ static void b_452_becomes_getpid(void)
 	if (ret != getpid()) {
 		diag("452 changed to getpid returned %ld (%s), pid %d", ret,
 		     errno_name(errno), (int)getpid());
-		gk_failures++;
+		t_state.failures++;
 	}
 }
 
@@ -394,7 +391,7 @@ static int install_trace_filter(void)
 static void b_seccomp_trace(void)
 {
 	if (install_trace_filter()) {
-		setup_error("seccomp", "TRACE");
+		setup_error("seccomp", "TRACE", errno);
 		return;
 	}
 	EXPECT_OK(sys_fchmodat2(wfd, "file", 0600, 0));
@@ -443,10 +440,10 @@ int main(int argc, char **argv)
 	static const char * const files[] = { "file", "link", NULL };
 	const char *parent = gk_dir_option(argc, argv);
 
-	gk_begin(ARRAY_SIZE(cases));
+	t_plan(ARRAY_SIZE(cases));
 	umask(0);
 	wfd = gk_workdir(parent, "ptrace", work, sizeof(work));
 	gk_run_cases(cases, ARRAY_SIZE(cases), NULL, wfd);
 	gk_remove_workdir(wfd, work, files, NULL);
-	return gk_end();
+	return t_finish();
 }

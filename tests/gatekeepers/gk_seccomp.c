@@ -113,16 +113,16 @@ static pid_t child(void (*fn)(void))
 	fflush(stdout);
 	pid = fork();
 	if (pid < 0) {
-		setup_error("fork", "");
+		setup_error("fork", "", errno);
 	} else if (pid == 0) {
 		struct rlimit no_core = { 0, 0 };
 
 		/* SIGSYS dumps core: not into the test's directory */
 		setrlimit(RLIMIT_CORE, &no_core);
-		gk_failures = 0;
+		t_state.failures = 0;
 		fn();
 		fflush(stdout);
-		_exit(gk_failures ? 1 : 0);
+		_exit(t_state.failures ? 1 : 0);
 	}
 	return pid;
 }
@@ -148,7 +148,7 @@ static void no_filter_call_succeeds_mode_changed(void)
 static void c_errno_eperm(void)
 {
 	if (install(GK_ARCH, __NR_fchmodat2, SECCOMP_RET_ERRNO | EPERM, 0, 0)) {
-		setup_error("seccomp", "ERRNO(EPERM)");
+		setup_error("seccomp", "ERRNO(EPERM)", errno);
 		return;
 	}
 	EXPECT_ERR(sys_fchmodat2(wfd, "file", 0600, 0), EPERM);
@@ -173,7 +173,7 @@ static void c_errno_enosys(void)
 {
 	if (install(GK_ARCH, __NR_fchmodat2, SECCOMP_RET_ERRNO | ENOSYS, 0,
 		    0)) {
-		setup_error("seccomp", "ERRNO(ENOSYS)");
+		setup_error("seccomp", "ERRNO(ENOSYS)", errno);
 		return;
 	}
 	EXPECT_ERR(sys_fchmodat2(wfd, "file", 0600, 0), ENOSYS);
@@ -194,12 +194,12 @@ static void errno_enosys_filter_hides_452_no_event_mode_unchanged(void)
 static void c_kill(void)
 {
 	if (install(GK_ARCH, __NR_fchmodat2, SECCOMP_RET_KILL_PROCESS, 0, 0)) {
-		setup_error("seccomp", "KILL_PROCESS");
+		setup_error("seccomp", "KILL_PROCESS", errno);
 		return;
 	}
 	sys_fchmodat2(wfd, "file", 0600, 0);
 	diag("still alive after 452");
-	gk_failures++;
+	t_state.failures++;
 }
 
 static void kill_process_filter_kills_with_sigsys_mode_unchanged(void)
@@ -213,10 +213,8 @@ static void kill_process_filter_kills_with_sigsys_mode_unchanged(void)
 	if (pid < 0)
 		return;
 	status = wait_child(pid);
-	if (status != -1 && !(WIFSIGNALED(status) && WTERMSIG(status) == SIGSYS)) {
-		gk_failures++;
-		diag("child status 0x%x, not killed by SIGSYS", status);
-	}
+	if (status != -1 && !(WIFSIGNALED(status) && WTERMSIG(status) == SIGSYS))
+		t_fail("child status 0x%x, not killed by SIGSYS", status);
 	EXPECT_MODE(wfd, "file", S_IFREG | 0644);
 }
 
@@ -240,10 +238,8 @@ static void strict_mode_kills_a_452_caller_with_sigkill_mode_unchanged(void)
 	if (pid < 0)
 		return;
 	status = wait_child(pid);
-	if (status != -1 && !(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)) {
-		gk_failures++;
-		diag("child status 0x%x, not killed by SIGKILL", status);
-	}
+	if (status != -1 && !(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL))
+		t_fail("child status 0x%x, not killed by SIGKILL", status);
 	EXPECT_MODE(wfd, "file", S_IFREG | 0644);
 }
 
@@ -252,7 +248,7 @@ static void *t_call(void *arg)
 	(void)arg;
 	sys_fchmodat2(wfd, "file", 0600, 0);
 	diag("thread still alive after 452");
-	gk_failures++;
+	t_state.failures++;
 	return NULL;
 }
 
@@ -261,12 +257,12 @@ static void c_kill_thread(void)
 	pthread_t t;
 
 	if (install(GK_ARCH, __NR_fchmodat2, SECCOMP_RET_KILL_THREAD, 0, 0)) {
-		setup_error("seccomp", "KILL_THREAD");
+		setup_error("seccomp", "KILL_THREAD", errno);
 		return;
 	}
 	/* the other thread dies; this one goes on */
 	if (pthread_create(&t, NULL, t_call, NULL) || pthread_join(t, NULL))
-		setup_error("pthread", "");
+		setup_error("pthread", "", errno);
 }
 
 static void kill_thread_filter_kills_only_the_calling_thread(void)
@@ -301,7 +297,7 @@ static void c_trap(void)
 
 	if (sigaction(SIGSYS, &sa, NULL) ||
 	    install(GK_ARCH, __NR_fchmodat2, SECCOMP_RET_TRAP | 42, 0, 0)) {
-		setup_error("seccomp", "TRAP");
+		setup_error("seccomp", "TRAP", errno);
 		return;
 	}
 	ret = sys_fchmodat2(wfd, "file", 0600, 0);
@@ -325,7 +321,7 @@ static void trap_filter_sends_sigsys_naming_452_mode_unchanged(void)
 static void c_trace(void)
 {
 	if (install(GK_ARCH, __NR_fchmodat2, SECCOMP_RET_TRACE, 0, 0)) {
-		setup_error("seccomp", "TRACE");
+		setup_error("seccomp", "TRACE", errno);
 		return;
 	}
 	EXPECT_ERR(sys_fchmodat2(wfd, "file", 0600, 0), ENOSYS);
@@ -342,7 +338,7 @@ static void trace_filter_without_tracer_enosys_mode_unchanged(void)
 static void c_log(void)
 {
 	if (install(GK_ARCH, __NR_fchmodat2, SECCOMP_RET_LOG, 0, 0)) {
-		setup_error("seccomp", "LOG");
+		setup_error("seccomp", "LOG", errno);
 		return;
 	}
 	EXPECT_OK(sys_fchmodat2(wfd, "file", 0600, 0));
@@ -388,7 +384,7 @@ static void allow_list_filter_with_452_lets_it_through_mode_changed(void)
 static void c_other_filtered(void)
 {
 	if (install(GK_ARCH, SYS_fchmodat, SECCOMP_RET_ERRNO | EPERM, 0, 0)) {
-		setup_error("seccomp", "ERRNO(EPERM) for fchmodat");
+		setup_error("seccomp", "ERRNO(EPERM) for fchmodat", errno);
 		return;
 	}
 	EXPECT_ERR(syscall(SYS_fchmodat, wfd, "file", 0640), EPERM);
@@ -420,7 +416,7 @@ static void user_notif(bool cont)
 	if (fixture())
 		return;
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
-		setup_error("socketpair", "");
+		setup_error("socketpair", "", errno);
 		return;
 	}
 	fflush(stdout);
@@ -464,7 +460,7 @@ static void user_notif(bool cont)
 	}
 	close(sv[1]);
 	if (pid < 0) {
-		setup_error("fork", "");
+		setup_error("fork", "", errno);
 		close(sv[0]);
 		return;
 	}
@@ -489,14 +485,14 @@ static void user_notif(bool cont)
 	}
 	close(sv[0]);
 	if (listener < 0) {
-		setup_error("receiving the listener", "");
+		setup_error("receiving the listener", "", errno);
 		kill(pid, SIGKILL);
 		wait_child(pid);
 		return;
 	}
 	memset(&req, 0, sizeof(req));
 	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, &req)) {
-		setup_error("SECCOMP_IOCTL_NOTIF_RECV", "");
+		setup_error("SECCOMP_IOCTL_NOTIF_RECV", "", errno);
 		kill(pid, SIGKILL);
 	} else {
 		EXPECT_EQ(req.data.nr, __NR_fchmodat2);
@@ -512,7 +508,7 @@ static void user_notif(bool cont)
 		else
 			resp.error = -EPERM;
 		if (ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp))
-			setup_error("SECCOMP_IOCTL_NOTIF_SEND", "");
+			setup_error("SECCOMP_IOCTL_NOTIF_SEND", "", errno);
 	}
 	close(listener);
 	expect_child_ok(pid);
@@ -582,11 +578,11 @@ static int int80_works(void)
 static int int80_usable(void)
 {
 	if ((unsigned long)int80_name > 0xffffffffUL) {
-		skip("the path is not below 4 GiB");
+		t_skip("the path is not below 4 GiB");
 		return 0;
 	}
 	if (!int80_works()) {
-		skip("this kernel runs no i386 system calls (int $0x80 faults: ia32 emulation off)");
+		t_skip("this kernel runs no i386 system calls (int $0x80 faults: ia32 emulation off)");
 		return 0;
 	}
 	return 1;
@@ -607,7 +603,7 @@ static void c_int80_filtered(void)
 	/* a filter for the i386 ABI only; the 64-bit 452 stays allowed */
 	if (install(AUDIT_ARCH_I386, NR_I386_FCHMODAT2,
 		    SECCOMP_RET_ERRNO | EPERM, 0, 0)) {
-		setup_error("seccomp", "i386 ERRNO(EPERM)");
+		setup_error("seccomp", "i386 ERRNO(EPERM)", errno);
 		return;
 	}
 	EXPECT_ERR(int80_fchmodat2(wfd, int80_name, 0600, 0), EPERM);
@@ -670,10 +666,10 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	gk_begin(only ? 1 : n);
+	t_plan(only ? 1 : n);
 	umask(0);
 	wfd = gk_workdir(parent, "seccomp", work, sizeof(work));
 	gk_run_cases(cases, n, only, wfd);
 	gk_remove_workdir(wfd, work, files, NULL);
-	return gk_end();
+	return t_finish();
 }

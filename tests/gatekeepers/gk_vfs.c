@@ -48,25 +48,9 @@ static int opath(const char *name, int flags)
 	int fd = openat(wfd, name, O_PATH | O_CLOEXEC | flags);
 
 	if (fd < 0)
-		setup_error("open O_PATH", name);
+		setup_error("open O_PATH", name, errno);
 	return fd;
 }
-
-static void fstat_mode(int line, int fd, unsigned int want)
-{
-	struct stat st;
-
-	if (fstat(fd, &st)) {
-		gk_failures++;
-		diag("line %d: fstat: %s", line, errno_name(errno));
-	} else if (st.st_mode != want) {
-		gk_failures++;
-		diag("line %d: fstat: expected mode 0%o, got 0%o", line, want,
-		     (unsigned int)st.st_mode);
-	}
-}
-
-#define EXPECT_FMODE(fd, want) fstat_mode(__LINE__, fd, want)
 
 static void magic_link_opath_file_followed_changes_the_file(void)
 {
@@ -124,7 +108,7 @@ static void magic_link_opath_directory_followed(void)
 
 	unlinkat(wfd, "mdir", AT_REMOVEDIR);
 	if (mkdirat(wfd, "mdir", 0755)) {
-		setup_error("mkdir", "mdir");
+		setup_error("mkdir", "mdir", errno);
 		return;
 	}
 	fd = opath("mdir", O_DIRECTORY);
@@ -153,15 +137,15 @@ static void magic_link_deleted_file_still_changed(void)
 	if (fd < 0)
 		return;
 	if (unlinkat(wfd, "mgone", 0)) {
-		setup_error("unlink", "mgone");
+		setup_error("unlink", "mgone", errno);
 		close(fd);
 		return;
 	}
 	EXPECT_OK(sys_fchmodat2(procfd, fdpath(0, fd), 0400, 0));
-	EXPECT_FMODE(fd, S_IFREG | 0400);
+	EXPECT_FD_MODE(fd, S_IFREG | 0400);
 	EXPECT_ERR(sys_fchmodat2(procfd, fdpath(0, fd), 0600, NOFOLLOW),
 		   EOPNOTSUPP);
-	EXPECT_FMODE(fd, S_IFREG | 0400);
+	EXPECT_FD_MODE(fd, S_IFREG | 0400);
 	close(fd);
 }
 
@@ -177,7 +161,7 @@ static pid_t holder(const char *name, uid_t uid, int *fd, int *hold)
 	char c;
 
 	if (pipe(ready) || pipe(go)) {
-		setup_error("pipe", "");
+		setup_error("pipe", "", errno);
 		return -1;
 	}
 	pid = fork();
@@ -203,7 +187,7 @@ static pid_t holder(const char *name, uid_t uid, int *fd, int *hold)
 	close(ready[1]);
 	close(go[0]);
 	if (pid < 0 || read(ready[0], fd, sizeof(*fd)) != sizeof(*fd)) {
-		setup_error("holder", name);
+		setup_error("holder", name, errno);
 		close(ready[0]);
 		close(go[1]);
 		if (pid > 0)
@@ -253,7 +237,7 @@ static void other_task_fd_as_another_user(void)
 	if (make_file(wfd, "rfile", 0644) || make_file(wfd, "nfile", 0644))
 		return;
 	if (fchownat(wfd, "nfile", NOBODY, NOBODY, 0)) {
-		setup_error("chown", "nfile");
+		setup_error("chown", "nfile", errno);
 		return;
 	}
 	root = holder("rfile", 0, &rfd, &rhold);
@@ -292,10 +276,8 @@ static void other_task_fd_as_another_user(void)
 		_exit(bad);
 	}
 	st = wait_child(me);
-	if (st != 0) {
-		gk_failures++;
-		diag("the other user's calls: wait status %d", st);
-	}
+	if (st != 0)
+		t_fail("the other user's calls: wait status %d", st);
 	EXPECT_MODE(wfd, "rfile", S_IFREG | 0644);
 	EXPECT_MODE(wfd, "nfile", S_IFREG | 0604);
 out:
@@ -322,7 +304,7 @@ static int ovl_mount(bool ro)
 
 	for (i = 0; i < ARRAY_SIZE(dirs); i++)
 		if (mkdirat(wfd, dirs[i], 0755) && errno != EEXIST) {
-			setup_error("mkdir", dirs[i]);
+			setup_error("mkdir", dirs[i], errno);
 			return -1;
 		}
 	if (ro)
@@ -335,10 +317,10 @@ static int ovl_mount(bool ro)
 	if (mount("gk-ovl", wpath("merged"), "overlay", ro ? MS_RDONLY : 0,
 		  opts)) {
 		if (errno == ENODEV) {
-			skip("no overlayfs in this kernel (mount: ENODEV)");
+			t_skip("no overlayfs in this kernel (mount: ENODEV)");
 			ovl_skipped = true;
 		} else {
-			setup_error("mount overlay", opts);
+			setup_error("mount overlay", opts, errno);
 		}
 		return -1;
 	}
@@ -349,7 +331,7 @@ static int ovl_mount(bool ro)
 static void ovl_umount(void)
 {
 	if (ovl_mounted && umount(wpath("merged")))
-		setup_error("umount", "merged");
+		setup_error("umount", "merged", errno);
 	ovl_mounted = false;
 }
 
@@ -359,7 +341,7 @@ static void overlay_setup_lower_files(void)
 	unsigned int i;
 
 	if (mkdirat(wfd, "lower", 0755) && errno != EEXIST) {
-		setup_error("mkdir", "lower");
+		setup_error("mkdir", "lower", errno);
 		return;
 	}
 	for (i = 0; i < ARRAY_SIZE(names); i++)
@@ -379,9 +361,9 @@ static void overlay_lower_file_copied_up_lower_untouched(void)
 
 	if (!ovl_mounted) {
 		if (ovl_skipped)
-			skip("no overlayfs in this kernel");
+			t_skip("no overlayfs in this kernel");
 		else
-			setup_error("overlay", "not mounted");
+			setup_error("overlay", "not mounted", errno);
 		return;
 	}
 	EXPECT_OK(sys_fchmodat2(wfd, "merged/lfile", 0600, 0));
@@ -395,7 +377,7 @@ static void overlay_lower_file_copied_up_lower_untouched(void)
 static void overlay_upper_file_changed(void)
 {
 	if (!ovl_mounted) {
-		skip("overlayfs not mounted (see the setup case)");
+		t_skip("overlayfs not mounted (see the setup case)");
 		return;
 	}
 	if (make_file(wfd, "merged/ufile", 0644))
@@ -412,7 +394,7 @@ static void overlay_lower_symlink_nofollow_refused_no_copy_up(void)
 	struct stat st;
 
 	if (!ovl_mounted) {
-		skip("overlayfs not mounted (see the setup case)");
+		t_skip("overlayfs not mounted (see the setup case)");
 		return;
 	}
 	EXPECT_ERR(sys_fchmodat2(wfd, "merged/llink", 0600, NOFOLLOW),
@@ -422,8 +404,7 @@ static void overlay_lower_symlink_nofollow_refused_no_copy_up(void)
 	errno = 0;
 	if (fstatat(wfd, "upper/llink", &st, AT_SYMLINK_NOFOLLOW) == 0 ||
 	    errno != ENOENT) {
-		gk_failures++;
-		diag("upper/llink: copied up (%s)", errno_name(errno));
+		t_fail("upper/llink: copied up (%s)", errno_name(errno));
 	}
 	/* followed: the lower file it names, copied up */
 	EXPECT_OK(sys_fchmodat2(wfd, "merged/llink", 0604, 0));
@@ -436,7 +417,7 @@ static void overlay_inotify_attrib_on_merged_path(void)
 	int in, n;
 
 	if (!ovl_mounted) {
-		skip("overlayfs not mounted (see the setup case)");
+		t_skip("overlayfs not mounted (see the setup case)");
 		return;
 	}
 	if (gk_watch(work, "merged/lfile2", &in))
@@ -457,7 +438,7 @@ static void overlay_inotify_attrib_on_merged_path(void)
 static void overlay_read_only_erofs_modes_unchanged(void)
 {
 	if (ovl_skipped) {
-		skip("no overlayfs in this kernel");
+		t_skip("no overlayfs in this kernel");
 		return;
 	}
 	if (ovl_mount(true))
@@ -510,5 +491,5 @@ int main(int argc, char **argv)
 	}
 	ovl_umount();
 	gk_remove_workdir(wfd, work, files, dirs);
-	return gk_end();
+	return t_finish();
 }

@@ -70,11 +70,14 @@ build_programs() {
 	# in the host's multiarch directory
 	local m32=(-m32 -isystem "/usr/include/$(gcc -print-multiarch)")
 	for p in fchmodat2_test f2call "${progs[@]}"; do
-		local src=$here/$p.c
+		local src=("$here/$p.c")
 
-		case $p in fchmodat2_test | f2call) src=$top/tests/$p.c ;; esac
-		gcc "${flags[@]}" -o "$G/bin/$p" "$src" &&
-			gcc "${m32[@]}" "${flags[@]}" -o "$G/bin/${p}32" "$src" ||
+		case $p in
+		fchmodat2_test) src=("$top"/tests/fchmodat2_test/*.c) ;;
+		f2call) src=("$top/tests/$p.c") ;;
+		esac
+		gcc "${flags[@]}" -o "$G/bin/$p" "${src[@]}" &&
+			gcc "${m32[@]}" "${flags[@]}" -o "$G/bin/${p}32" "${src[@]}" ||
 			return 1
 	done
 	# dynamic on purpose: it runs on Debian 13's glibc

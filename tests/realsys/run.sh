@@ -134,9 +134,9 @@ enrol() {
 # the test programs (static), and Debian 13's loader, glibc and chmod
 flags=(-O2 -Wall -Wextra -Werror -static)
 m32=(-m32 -isystem "/usr/include/$(gcc -print-multiarch)")
-gcc "${flags[@]}" -o "$out/f2/bin/fchmodat2_test" "$top/tests/fchmodat2_test.c" &&
+gcc "${flags[@]}" -o "$out/f2/bin/fchmodat2_test" "$top"/tests/fchmodat2_test/*.c &&
 	gcc "${m32[@]}" "${flags[@]}" -o "$out/f2/bin/fchmodat2_test32" \
-		"$top/tests/fchmodat2_test.c" &&
+		"$top"/tests/fchmodat2_test/*.c &&
 	gcc "${flags[@]}" -o "$out/f2/bin/gk_tree" "$top/tests/gatekeepers/gk_tree.c" ||
 	die "cannot build the test programs"
 "$top/tests/gatekeepers/fetch-debs.sh" trixie "$out/trixie-root" libc6 coreutils \

@@ -37,7 +37,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include "fchmodat2.h"
-#include "../tap.h"
+#include "../harness.h"
 
 #define NEW_MODE	0600
 
@@ -89,38 +89,6 @@ static const char * const answer_names[] = {
 };
 
 static char workdir[4096];
-static unsigned int n_case, n_fail;
-static int failures;
-
-static void report(const char *fmt, ...)
-{
-	va_list ap;
-
-	n_case++;
-	if (failures)
-		n_fail++;
-	printf("%sok %u ", failures ? "not " : "", n_case);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	failures = 0;
-}
-
-static void expect_mode(int dfd, const char *name, unsigned int want)
-{
-	struct stat st;
-
-	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW)) {
-		diag("lstat %s: %s", name, errno_name(errno));
-		failures++;
-	} else if (st.st_mode != want) {
-		diag("%s: expected mode 0%o, got 0%o", name, want,
-		     (unsigned int)st.st_mode);
-		failures++;
-	}
-}
-
 /* The fixture: a fresh directory with file (0644) and link -> file. */
 static int fixture(unsigned int n, unsigned int *link_mode)
 {
@@ -164,37 +132,30 @@ static void run_case(const struct lib_case *c, const char *section,
 	unsigned int link_mode = 0;
 	int dfd, fd = -1, ret, err;
 
-	dfd = fixture(n_case + 1, &link_mode);
+	t_case_begin();
+	dfd = fixture(t_state.num + 1, &link_mode);
 	if (dfd < 0) {
-		diag("setup: %s", errno_name(errno));
-		failures++;
-		report("%s: %s", section, c->name);
+		t_fail("setup: %s", errno_name(errno));
+		t_case_end("%s: %s", section, c->name);
 		return;
 	}
 	if (c->kind == PK_OPATH_FILE)
 		fd = openat(dfd, "file", O_PATH | O_CLOEXEC);
 	else if (c->kind == PK_OPATH_LINK)
 		fd = openat(dfd, "link", O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	if (c->kind != PK_NAME && fd < 0) {
-		diag("setup: O_PATH open: %s", errno_name(errno));
-		failures++;
-	}
+	if (c->kind != PK_NAME && fd < 0)
+		t_fail("setup: O_PATH open: %s", errno_name(errno));
 
 	errno = 0;
 	ret = fn(c->kind == PK_NAME ? dfd : fd, c->path, NEW_MODE, c->flags);
 	err = errno;
-	if (want ? ret != -1 || err != want : ret != 0) {
-		diag("expected %s%s, got %d/%s", want ? "-1/" : "0",
-		     want ? errno_name(want) : "", ret,
-		     ret ? errno_name(err) : "-");
-		failures++;
-	}
-	expect_mode(dfd, "file", S_IFREG | (want ? 0644 : NEW_MODE));
-	expect_mode(dfd, "link", link_mode);
+	expect_result(__FILE__, __LINE__, "the call", ret, err, want);
+	EXPECT_MODE(dfd, "file", S_IFREG | (want ? 0644 : NEW_MODE));
+	EXPECT_MODE(dfd, "link", link_mode);
 	if (fd >= 0)
 		close(fd);
-	fixture_remove(n_case + 1, dfd);
-	report("%s: %s", section, c->name);
+	fixture_remove(t_state.num + 1, dfd);
+	t_case_end("%s: %s", section, c->name);
 }
 
 /* A filter that makes 452 ENOSYS, as on a kernel without it. */
@@ -290,18 +251,17 @@ int main(int argc, char **argv)
 		plan++;
 	if (have_syscall)
 		plan += 1 + ARRAY_SIZE(cases);
-	printf("TAP version 13\n1..%zu\n", plan);
+	t_plan(plan);
 	diag("system call %d: %s; /proc/self/fd: %s", __NR_fchmodat2,
 	     have_syscall ? "available" : "ENOSYS",
 	     have_proc ? "there" : "absent");
 
-	if (expect) {
-		failures = have_syscall != !strcmp(expect, "syscall");
-		report("system call %d is %s, as expected", __NR_fchmodat2,
-		       !strcmp(expect, "syscall") ? "available" : "ENOSYS");
-	}
-	failures = have_proc == no_proc;
-	report("/proc/self/fd is %s", no_proc ? "absent (--no-proc)" : "there");
+	if (expect)
+		t_result(have_syscall == !strcmp(expect, "syscall"),
+			 "system call %d is %s, as expected", __NR_fchmodat2,
+			 !strcmp(expect, "syscall") ? "available" : "ENOSYS");
+	t_result(have_proc != no_proc, "/proc/self/fd is %s",
+		 no_proc ? "absent (--no-proc)" : "there");
 
 	snprintf(workdir, sizeof(workdir), "%s/libtest.XXXXXX",
 		 parent ? parent : "/tmp");
@@ -315,20 +275,17 @@ int main(int argc, char **argv)
 	run_section("compat", fchmodat2_compat,
 		    have_syscall ? BY_KERNEL : emulated, false);
 	if (have_syscall) {
-		failures = block_fchmodat2() != 0;
-		if (failures)
-			diag("seccomp: %s", errno_name(errno));
-		else if (fchmodat2(AT_FDCWD, "", 0, -1) != -1 ||
-			 errno != ENOSYS)
-			failures++;
-		report("a seccomp filter makes system call %d ENOSYS",
-		       __NR_fchmodat2);
+		t_case_begin();
+		if (block_fchmodat2())
+			t_fail("seccomp: %s", errno_name(errno));
+		else
+			EXPECT_ERR(fchmodat2(AT_FDCWD, "", 0, -1), ENOSYS);
+		t_case_end("a seccomp filter makes system call %d ENOSYS",
+			   __NR_fchmodat2);
 		run_section("emulated", fchmodat2_compat, emulated, false);
 	}
 
 	if (chdir("/") || rmdir(workdir))
 		diag("cannot remove %s: %s", workdir, errno_name(errno));
-	printf("# Totals: pass:%u fail:%u xfail:0 xpass:0 skip:0 error:0\n",
-	       n_case - n_fail, n_fail);
-	return n_fail ? 1 : 0;
+	return t_finish();
 }

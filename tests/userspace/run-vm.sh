@@ -71,7 +71,7 @@ else
 		mkdir -p "$sysroot/src/tests" ||
 		die "cannot empty $sysroot/src"
 	cp -a "$top/dkms.conf" "$top/userspace" "$sysroot/src/" &&
-		cp -a "$top/tests/userspace" "$top/tests/tap.h" "$sysroot/src/tests/" ||
+		cp -a "$top/tests/userspace" "$top/tests/harness.h" "$sysroot/src/tests/" ||
 		die "cannot copy the sources into $sysroot/src"
 	rm -rf "$sysroot/src/userspace/build"
 	chrooted() { f2_chroot "$sysroot" "$@"; }
