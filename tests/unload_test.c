@@ -339,19 +339,28 @@ static int mode_of(const char *path)
  * it; without the module it goes on to do_syscall_64. On arm64 the
  * module is not on this path: the walk reaches el0_svc.
  */
-static void check_stack(pid_t pid)
+/* /proc/@pid/stack into @buf (empty if unreadable); its length, or -1 */
+static ssize_t read_stack(pid_t pid, char *buf, size_t size)
 {
-	char path[64], buf[4096];
+	char path[64];
 	ssize_t n = -1;
 	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%d/stack", (int)pid);
-	fd = open(path, O_RDONLY);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0) {
-		n = read(fd, buf, sizeof(buf) - 1);
+		n = read(fd, buf, size - 1);
 		close(fd);
 	}
 	buf[n > 0 ? n : 0] = 0;
+	return n;
+}
+
+static void check_stack(pid_t pid)
+{
+	char buf[4096];
+	ssize_t n = read_stack(pid, buf, sizeof(buf));
+
 #ifdef __x86_64__
 	t_result(n > 0 && strstr(buf, "ptrace_stop") &&
 		 strstr(buf, "syscall_trace_enter"),
@@ -941,15 +950,7 @@ static void test_deleg(void)
 	 * stack reads empty. Read it until it shows the wait.
 	 */
 	for (n = 0; n < 100; n++) {
-		char path[64];
-		int sfd;
-
-		snprintf(path, sizeof(path), "/proc/%d/stack", (int)child);
-		sfd = open(path, O_RDONLY);
-		err = sfd < 0 ? -1 : read(sfd, buf, sizeof(buf) - 1);
-		if (sfd >= 0)
-			close(sfd);
-		buf[err > 0 ? err : 0] = 0;
+		read_stack(child, buf, sizeof(buf));
 		if (strstr(buf, "__break_lease"))
 			break;
 		usleep(10000);
