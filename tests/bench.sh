@@ -20,16 +20,17 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 # series | label | bench binary | getpid ratio target (what the mechanism
-# allows)
-runs=(
-	"5.10|5.10 x86_64|$B/bench|1.30"
-	"6.1|6.1 x86_64|$B/bench|1.30"
-	"6.1-arm64|6.1 arm64|$B/arm64/bench|1.02"
-)
+# allows on the architecture), for the rows of the matrix whose lanes say
+# bench (tests/lib.sh)
 f2_matrix_init
 f2_series_check || exit 2
-[ -n "${F2_SERIES:-}" ] && mapfile -t runs < <(printf '%s\n' "${runs[@]}" |
-	grep -E "^($(tr ' ' '|' <<<"$F2_SERIES"))\|")
+runs=()
+while IFS='|' read -r series _ _; do
+	case $series in
+	*-arm64*) runs+=("$series|${series/-arm64/} arm64|$B/arm64/bench|1.02") ;;
+	*) runs+=("$series|$series x86_64|$B/bench|1.30") ;;
+	esac
+done < <(f2_lane bench)
 
 out=$B/bench-results
 mkdir -p "$out"

@@ -11,7 +11,6 @@ set -uo pipefail
 # The kernel matrix (tests/lib.sh), with the debug kernel when it is built.
 f2_matrix_init
 matrix=("${f2_matrix[@]}")
-debug=$f2_debug
 # F2_SERIES="6.1 5.10" narrows the matrix (for development); an unknown
 # name is an error, not an empty run.
 f2_series_check || exit 2
@@ -164,10 +163,10 @@ build_for() {
 # matrix_row ENTRY: one row of the matrix: builds, its boots (suite,
 # x32, oops), its TAP counts into pass/fail/skip and its table rows.
 matrix_row() {
-	local entry=$1 series mode label append out build bin files script kmods
-	local rc p f s main_p main_f main_s st_row load unload console x32files
+	local entry=$1 series mode label append lanes out build bin files script
+	local kmods rc p f s main_p main_f main_s st_row load unload console x32files
 
-	IFS='|' read -r series mode label append <<<"$entry"
+	IFS='|' read -r series mode label append lanes <<<"$entry"
 	echo "== VM: $label ($series), $mode"
 	if ! f2_kernel "$series"; then
 		echo "cannot fetch the kernel of series $series"
@@ -256,9 +255,10 @@ matrix_row() {
 
 	# x32 executed (issue 11 #6): Debian's generic x86_64 kernels build
 	# x32 in and serve it when booted with syscall.x32=y; a boot of its
-	# own with the test program built with -mx32 (tests/guest/x32.sh).
-	case $series:$mode:$append in
-	5.10:module: | 6.1:module: | 6.12:native:)
+	# own with the test program built with -mx32 (tests/guest/x32.sh), on
+	# the rows whose lanes say x32 (tests/lib.sh).
+	case " $lanes " in
+	*" x32 "*)
 		echo "$mode" >"$out/x32-mode"
 		x32files=("$B/fchmodat2_testx32" "$B/f2call" "$B/gk_audit" "$out/x32-mode"
 			  "$top/tests/guest/steps.sh")
@@ -362,10 +362,10 @@ fi
 # Issue 4: filesystems (tmpfs, ext4, xfs, btrfs), seccomp, ptrace, fsnotify,
 # credentials, AppArmor and Debian 13's glibc and chmod, compared per test
 # with native kernels (this machine, Debian 13's 6.12); one boot per kernel.
-gk_series=host
-for k in 6.12 5.10 6.1 $debug; do
-	case " ${F2_SERIES:-6.12 5.10 6.1 $debug} " in *" $k "*) gk_series+=" $k" ;; esac
-done
+# The native references first, then the module rows (tests/lib.sh).
+gk_series="host $(f2_lane gatekeepers native | cut -d'|' -f1 | paste -sd' ')"
+gk_series+=" $(f2_lane gatekeepers module | cut -d'|' -f1 | paste -sd' ')"
+gk_series=${gk_series% }
 echo "== gatekeepers: $gk_series"
 # shellcheck disable=SC2086 # a list of series
 "$top/tests/gatekeepers/run-vm.sh" $gk_series >"$B/gatekeepers.tap" 2>&1
@@ -376,8 +376,8 @@ row "gatekeepers ($gk_series)" "$([ "$rc" = 0 ] && echo ok || echo FAIL)" - "$p"
 
 # The userspace scenario (library, preload shim with Debian 12's glibc and
 # no /proc, fchmodat2ctl) in its own boot of the x86_64 targets.
-for series in 5.10 6.1; do
-	case " ${F2_SERIES:-5.10 6.1} " in *" $series "*) ;; *) continue ;; esac
+# (the list on fd 3: what the loop runs may read its standard input)
+while IFS='|' read -r series _ _ <&3; do
 	echo "== VM: userspace on $series"
 	log=$B/userspace-vm-$series.log
 	"$top/tests/userspace/run-vm.sh" "$series" >"$log" 2>&1
@@ -385,7 +385,7 @@ for series in 5.10 6.1; do
 	grep -E '^not ok|^verdict' "$log"
 	count "$log" "$rc"
 	row "userspace in QEMU, $series" "$([ "$rc" = 2 ] && echo FAIL || echo ok)" - "$p" "$f" "$s" - -
-done
+done 3< <(f2_lane userspace)
 
 # The user's path on a real Debian system: systemd, apt install of the
 # packages built by that release's tools, DKMS, fchmodat2ctl,
@@ -404,8 +404,9 @@ realsys() {
 	pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
 	row "real system $krel" "$([ "$rc" = 0 ] && echo ok || echo FAIL)" - "$p" "$f" "$s" - "${verdict%% (*}"
 }
-case " ${F2_SERIES:-6.1} " in *" 6.1 "*) realsys bookworm 'Debian 12' realsys ;; esac
-case " ${F2_SERIES:-5.10} " in *" 5.10 "*) realsys bullseye 'Debian 11' realsys-bullseye ;; esac
+while IFS='|' read -r _ label suite <&3; do
+	realsys "$suite" "$label" "realsys-$suite"
+done 3< <(f2_lane realsys)
 
 echo
 printf '%-34s %-9s %-5s %5s %5s %5s %-6s %s\n' kernel build load pass fail skip unload console

@@ -10,31 +10,40 @@ B=$top/build
 case ":$PATH:" in *:/usr/sbin:*) ;; *) PATH=$PATH:/usr/sbin:/sbin ;; esac
 
 # The kernel matrix, the one list of the kernels the harness boots:
-# SERIES|MODE|LABEL|KERNEL COMMAND LINE. SERIES is what
+# SERIES|MODE|LABEL|KERNEL COMMAND LINE|LANES. SERIES is what
 # tests/vm/fetch-kernel.sh fetches (tests/vm/build-debug-kernel.sh for
 # 6.1-debug); MODE is what a guest does with it: "module" (built with make
 # and DKMS, loaded, the suite through it), "native" (6.6+: both builds must
 # refuse, the suite runs natively), "eval" (an F2_EVAL build loaded with
 # takeover=1). make check boots every row (tests/check.sh); the stress lane
 # runs on every module row (tests/stress.sh: target SERIES, or SERIES-full
-# for preempt=full); the gatekeeper sets on 6.12, 5.10, 6.1 and 6.1-debug
-# (tests/gatekeepers/run-vm.sh); the userspace scenario on 5.10 and 6.1.
-# Every guest runs on two parallel vCPUs (f2_boot below).
+# for preempt=full). LANES are the other boots of the row's kernel (f2_lane
+# lists them): x32 (booted with syscall.x32=y, tests/guest/x32.sh),
+# gatekeepers (tests/gatekeepers/run-vm.sh), userspace=SUITE
+# (tests/userspace/run-vm.sh, with that Debian release's userland),
+# realsys=SUITE (the real Debian system of
+# tests/realsys/run.sh SUITE), bench (tests/bench.sh). Every guest runs on
+# two parallel vCPUs (f2_boot below).
 f2_matrix=(
-	"5.10|module|Debian 11|"
-	"5.10-rt|module|Debian 11 PREEMPT_RT|"
-	"6.1|module|Debian 12|"
-	"6.1|module|Debian 12 preempt=full|preempt=full"
-	"6.1-rt|module|Debian 12 PREEMPT_RT|"
-	"6.12|native|Debian 13|"
-	"6.12-deb12|eval|Debian 12 (6.12)|"
-	"6.1-arm64|module|Debian 12 arm64|"
-	"5.10-arm64|module|Debian 11 arm64|"
-	"5.10-cloud|module|Debian 11 cloud|"
-	"6.1-cloud|module|Debian 12 cloud|"
-	"6.1-arm64-cloud|module|Debian 12 arm64 cloud|"
-	"6.1-arm64-rt|module|Debian 12 arm64 PREEMPT_RT|"
+	"5.10|module|Debian 11||x32 gatekeepers userspace=bullseye realsys=bullseye bench"
+	"5.10-rt|module|Debian 11 PREEMPT_RT||"
+	"6.1|module|Debian 12||x32 gatekeepers userspace=bookworm realsys=bookworm bench"
+	"6.1|module|Debian 12 preempt=full|preempt=full|"
+	"6.1-rt|module|Debian 12 PREEMPT_RT||"
+	"6.12|native|Debian 13||x32 gatekeepers"
+	"6.12-deb12|eval|Debian 12 (6.12)||"
+	"6.1-arm64|module|Debian 12 arm64||bench"
+	"5.10-arm64|module|Debian 11 arm64||"
+	"5.10-cloud|module|Debian 11 cloud||"
+	"6.1-cloud|module|Debian 12 cloud||"
+	"6.1-arm64-cloud|module|Debian 12 arm64 cloud||"
+	"6.1-arm64-rt|module|Debian 12 arm64 PREEMPT_RT||"
 )
+
+# The sweep (tests/sweep.sh) builds and boots every ABI of these series
+# too: the flavours the matrix leaves out, and bullseye-backports' 6.1.
+f2_sweep_only=(5.10-arm64-cloud 5.10-arm64-rt 6.1-bpo11 6.1-bpo11-cloud
+	       6.1-bpo11-rt 6.1-bpo11-arm64)
 
 # f2_matrix_init: adds the debug kernel (Debian's 6.1 source with KASAN,
 # KFENCE, lockdep, atomic-sleep checks, full preemption, and without the
@@ -48,17 +57,50 @@ f2_matrix_init() {
 	if [ -n "${F2_DEBUG:-}" ] ||
 		"$top/tests/vm/build-debug-kernel.sh" --cached >/dev/null; then
 		f2_debug=6.1-debug
-		f2_matrix+=("6.1-debug|module|6.1 debug (KASAN, lockdep)|")
+		f2_matrix+=("6.1-debug|module|6.1 debug (KASAN, lockdep)||gatekeepers")
 	fi
 	f2_stress_targets=()
 	for e in "${f2_matrix[@]}"; do
-		IFS='|' read -r series mode label append <<<"$e"
+		IFS='|' read -r series mode label append _ <<<"$e"
 		[ "$mode" = module ] || continue
 		case $append in
 		'') f2_stress_targets+=("$series") ;;
 		preempt=full) f2_stress_targets+=("$series-full") ;;
 		esac
 	done
+}
+
+# f2_lane LANE [MODE]: "SERIES|LABEL|ARG" for each row of the matrix that
+# runs LANE (and has MODE, if given), in the matrix's order, one per line;
+# ARG is what follows "LANE=" (realsys=SUITE), or empty. F2_SERIES, if
+# set, narrows the rows.
+f2_lane() {
+	local e series mode label append lanes l
+
+	for e in "${f2_matrix[@]}"; do
+		IFS='|' read -r series mode label append lanes <<<"$e"
+		[ -z "${2:-}" ] || [ "$mode" = "$2" ] || continue
+		case " ${F2_SERIES:-$series} " in *" $series "*) ;; *) continue ;; esac
+		for l in $lanes; do
+			case $l in
+			"$1") echo "$series|$label|" ;;
+			"$1"=*) echo "$series|$label|${l#*=}" ;;
+			esac
+		done
+	done
+}
+
+# f2_mode SERIES: the MODE of SERIES' rows (status 1: not in the matrix)
+f2_mode() {
+	local e
+
+	for e in "${f2_matrix[@]}"; do
+		[ "${e%%|*}" = "$1" ] || continue
+		e=${e#*|}
+		echo "${e%%|*}"
+		return 0
+	done
+	return 1
 }
 
 # f2_series_check: every word of F2_SERIES names a series of the matrix

@@ -6,7 +6,8 @@
 # boots. Not in make check: about two minutes per kernel, and the
 # downloads (kept in $f2_cache/sweep, see tests/vm/cache.sh).
 #
-# For each series below (Debian 11 and 12; x86_64 and arm64; the generic,
+# For each series of the matrix's module rows and f2_sweep_only (tests/lib.sh:
+# Debian 11 and 12; x86_64 and arm64; the generic,
 # cloud and PREEMPT_RT flavours; bullseye-backports' 6.1 when the mirror
 # still has that suite), every ABI the suites' indexes list
 # (tests/vm/fetch-kernel.sh with F2_LIST=1, then F2_ABI=ABI): build the
@@ -26,9 +27,11 @@ set -uo pipefail
 # shellcheck source=tests/vm/cache.sh
 . "$top/tests/vm/cache.sh"
 
-series_all=(5.10 5.10-cloud 5.10-rt 5.10-arm64 5.10-arm64-cloud 5.10-arm64-rt
-	    6.1 6.1-cloud 6.1-rt 6.1-arm64 6.1-arm64-cloud 6.1-arm64-rt
-	    6.1-bpo11 6.1-bpo11-cloud 6.1-bpo11-rt 6.1-bpo11-arm64)
+# the module rows' series of the matrix, and the sweep's own (tests/lib.sh)
+mapfile -t series_all < <({
+	printf '%s\n' "${f2_matrix[@]}" | awk -F'|' '$2 == "module" { print $1 }'
+	printf '%s\n' "${f2_sweep_only[@]}"
+} | sort -uV)
 read -r -a series_list <<<"${F2_SWEEP_SERIES:-${series_all[*]}}"
 cache=$f2_cache/sweep
 out=$B/sweep

@@ -42,6 +42,8 @@ shopt -s nullglob
 
 here=$top/tests/gatekeepers
 G=$B/gatekeepers
+# what each series' guest does: its MODE in the matrix (tests/lib.sh)
+f2_matrix_init
 progs=(gk_fs gk_seccomp gk_ptrace gk_creds gk_lsm gk_acl gk_vfs gk_audit gk_nfs)
 # Debian 13's userland for the real-client, strace and AppArmor sets
 trixie_debs=(libc6 coreutils apparmor strace libunwind8 liblzma5)
@@ -228,11 +230,12 @@ run_host() {
 run_vm() {
 	local series=$1 mode out files=() mods=() q=() fs rc
 
-	case $series in
-	5.10|6.1|6.1-debug) mode=module ;;
-	6.12) mode=native ;;
-	*) fail "unknown series $series"; return 1 ;;
-	esac
+	# a row of the matrix (tests/lib.sh) whose lanes say gatekeepers
+	if ! F2_SERIES='' f2_lane gatekeepers | grep -q "^$series|"; then
+		fail "series $series: no gatekeepers lane in the matrix (tests/lib.sh)"
+		return 1
+	fi
+	mode=$(f2_mode "$series")
 	out=$G/$series
 	rm -rf "$out"
 	mkdir -p "$out"
@@ -411,8 +414,8 @@ done
 # (a reference not asked for, e.g. run-vm.sh 6.1 alone, is made below)
 done_labels=" $* "
 for s in "$@"; do
-	case $s in
-	5.10|6.1|6.1-debug)
+	case $s:$(f2_mode "$s") in
+	*:module)
 		for ref in host 6.12; do
 			if ! fresh "$ref" && [ "$done_labels" = "${done_labels/ $ref /}" ]; then
 				echo "# $ref results missing or from other binaries: making them"
@@ -426,7 +429,7 @@ for s in "$@"; do
 				fail "no results of $ref to compare $s with"
 			fi
 		done ;;
-	6.12)
+	6.12:native)
 		if fresh host; then
 			echo "# == 6.12 compared with host (both native)"
 			compare host 6.12

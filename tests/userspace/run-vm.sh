@@ -19,14 +19,15 @@ set -uo pipefail
 . "$(dirname "$0")/../lib.sh"
 
 series=${1:?usage: run-vm.sh SERIES}
-# The programs are x86_64 ones.
-case $series in
-*-arm64) echo "run-vm.sh: $series: x86_64 kernels only" >&2; exit 2 ;;
-esac
-case $series in
-5.10) other=6.1 ;;
-*) other=5.10 ;;
-esac
+# The rows of the matrix whose lanes say userspace=RELEASE (tests/lib.sh):
+# SERIES' Debian release, and another series for the "module built for
+# another kernel" case.
+release=$(F2_SERIES='' f2_lane userspace | awk -F'|' -v s="$series" '$1 == s { print $3 }')
+other=$(F2_SERIES='' f2_lane userspace | awk -F'|' -v s="$series" '$1 != s { print $1; exit }')
+if [ -z "$release" ] || [ -z "$other" ]; then
+	echo "run-vm.sh: $series: no userspace lane in the matrix (tests/lib.sh), or no other" >&2
+	exit 2
+fi
 
 die() { echo "run-vm.sh: $*" >&2; exit 2; }
 
@@ -53,10 +54,6 @@ f2_build_hog "$out/hog" >>"$out/build.log" 2>&1 ||
 # release builds it: Debian 12's is this machine's; Debian 11's (5.10) is
 # a bullseye root (build-root.sh) in which userspace/ is built by chroot,
 # with its gcc, glibc 2.31 and libkmod.
-case $series in
-5.10) release=bullseye ;;
-*) release=bookworm ;;
-esac
 if [ "$release" = bookworm ]; then
 	sysroot=
 	U=$B/userspace
