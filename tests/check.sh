@@ -330,9 +330,10 @@ while [ "$printed" -lt "${#idx[@]}" ]; do
 			done
 		} <"$B/rows/$printed.sum"
 	else
-		echo "a row of the matrix died before its summary (${matrix[${idx[printed]}]})"
+		IFS='|' read -r d_series _ d_label _ <<<"${matrix[${idx[printed]}]}"
+		echo "a row of the matrix died before its summary ($d_label, $d_series)"
 		fail=$((fail + 1))
-		row "${matrix[${idx[printed]}]}" DIED - - 1 - - -
+		row "$d_label ($d_series)" DIED - - 1 - - -
 	fi
 	printed=$((printed + 1))
 done
@@ -363,9 +364,7 @@ fi
 # credentials, AppArmor and Debian 13's glibc and chmod, compared per test
 # with native kernels (this machine, Debian 13's 6.12); one boot per kernel.
 # The native references first, then the module rows (tests/lib.sh).
-gk_series="host $(f2_lane gatekeepers native | cut -d'|' -f1 | paste -sd' ')"
-gk_series+=" $(f2_lane gatekeepers module | cut -d'|' -f1 | paste -sd' ')"
-gk_series=${gk_series% }
+gk_series=$(echo host $({ f2_lane gatekeepers native; f2_lane gatekeepers module; } | cut -d'|' -f1))
 echo "== gatekeepers: $gk_series"
 # shellcheck disable=SC2086 # a list of series
 "$top/tests/gatekeepers/run-vm.sh" $gk_series >"$B/gatekeepers.tap" 2>&1

@@ -376,7 +376,10 @@ gk_rows=" host $(F2_SERIES='' f2_lane gatekeepers | cut -d'|' -f1 | paste -sd' '
 for s in "$@"; do
 	case $gk_rows in
 	*" $s "*) ;;
-	*) echo "run-vm.sh: $s: not host nor a gatekeepers row of the matrix (tests/lib.sh):$gk_rows" >&2; exit 2 ;;
+	*)
+		echo "run-vm.sh: $s: not host nor a gatekeepers row of the matrix (tests/lib.sh):$gk_rows" >&2
+		[ "$s" = 6.1-debug ] && echo "run-vm.sh: the debug kernel is a row once built (make check-debug) or with F2_DEBUG=1" >&2
+		exit 2 ;;
 	esac
 done
 for t in mkfs.ext4 mkfs.xfs mkfs.btrfs qemu-system-x86_64; do
