@@ -31,7 +31,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <fcntl.h>
+#include <unistd.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
@@ -64,6 +66,14 @@ extern struct t_state t_state;
 struct t_state t_state;
 #endif
 
+static inline void t_vdiag(const char *fmt, va_list ap)
+{
+	fputs("# ", stdout);
+	vprintf(fmt, ap);
+	putchar('\n');
+	fflush(stdout);
+}
+
 /* A diagnostic line, flushed so that it stays before a child's output. */
 __printf(1, 2)
 static inline void diag(const char *fmt, ...)
@@ -71,11 +81,8 @@ static inline void diag(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	fputs("# ", stdout);
-	vprintf(fmt, ap);
-	putchar('\n');
+	t_vdiag(fmt, ap);
 	va_end(ap);
-	fflush(stdout);
 }
 
 /* "EPERM" for EPERM, "0" for 0, "errno N" for what is not listed. */
@@ -129,11 +136,8 @@ static inline void t_fail(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	fputs("# ", stdout);
-	vprintf(fmt, ap);
-	putchar('\n');
+	t_vdiag(fmt, ap);
 	va_end(ap);
-	fflush(stdout);
 	t_state.failures++;
 }
 
@@ -208,6 +212,58 @@ static inline int t_finish(void)
 static inline void setup_error(const char *what, const char *name, int err)
 {
 	t_fail("setup: %s \"%s\": %s", what, name, errno_name(err));
+}
+
+/* ----------------------------------------------------------------------
+ * A child whose checks count through its exit status: t_fork() flushes
+ * stdout (so that nothing buffered prints twice) and forks; the child
+ * starts its own count and ends with t_child_exit(); the parent waits with
+ * t_expect_child(), which counts the child's failure as one.
+ */
+
+/* The child's pid, 0 in the child, or -1 (a failed check). */
+static inline pid_t t_fork(void)
+{
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		setup_error("fork", "", errno);
+	else if (pid == 0)
+		t_state.failures = 0;
+	return pid;
+}
+
+static inline void t_child_exit(void)
+{
+	fflush(stdout);
+	_exit(t_state.failures ? 1 : 0);
+}
+
+/* @pid's wait status, or -1 (a failed check) */
+static inline int t_wait(pid_t pid)
+{
+	int status;
+
+	if (waitpid(pid, &status, 0) != pid) {
+		setup_error("waitpid", "", errno);
+		return -1;
+	}
+	return status;
+}
+
+/* The child's checks print their own diagnostics; its exit status counts. */
+static inline void t_expect_child(pid_t pid)
+{
+	int status = pid < 0 ? -1 : t_wait(pid);
+
+	if (status < 0 || (WIFEXITED(status) && WEXITSTATUS(status) == 0))
+		return;
+	if (WIFEXITED(status))
+		t_fail("child failed (exit status %d)", WEXITSTATUS(status));
+	else
+		t_fail("child killed by signal %d", WTERMSIG(status));
 }
 
 /* ----------------------------------------------------------------------

@@ -25,36 +25,18 @@ static int drop_privileges(void)
  */
 static void run_unprivileged(struct fixture *f, void (*fn)(struct fixture *f))
 {
-	int status;
 	pid_t pid;
 
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0) {
-		setup_error("fork", "", errno);
+	pid = t_fork();
+	if (pid < 0)
 		return;
-	}
 	if (pid == 0) {
-		t_state.failures = 0;
 		if (env.root && drop_privileges())
 			_exit(2);
 		fn(f);
-		fflush(stdout);
-		_exit(t_state.failures ? 1 : 0);
+		t_child_exit();
 	}
-	if (waitpid(pid, &status, 0) != pid) {
-		setup_error("waitpid", "", errno);
-		return;
-	}
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-		return;
-	t_state.failures++;
-	if (WIFEXITED(status))
-		diag("unprivileged child failed (exit status %d)",
-		     WEXITSTATUS(status));
-	else
-		diag("unprivileged child killed by signal %d",
-		     WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+	t_expect_child(pid);
 }
 
 static bool need_root_owned_files(void)

@@ -74,37 +74,6 @@ static inline int make_link(int dfd, const char *name, const char *target)
 	return 0;
 }
 
-/*
- * Wait for @pid; returns its wait status, or -1 (a failure is counted).
- * Exit status 0 is the child's "all checks passed".
- */
-static inline int wait_child(pid_t pid)
-{
-	int status;
-
-	if (waitpid(pid, &status, 0) != pid) {
-		setup_error("waitpid", "", errno);
-		return -1;
-	}
-	return status;
-}
-
-/* The child's checks print their own diagnostics; its exit status counts. */
-static inline void expect_child_ok(pid_t pid)
-{
-	int status = wait_child(pid);
-
-	if (status < 0)
-		return;
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-		return;
-	t_state.failures++;
-	if (WIFEXITED(status))
-		diag("child failed (exit status %d)", WEXITSTATUS(status));
-	else
-		diag("child killed by signal %d", WTERMSIG(status));
-}
-
 /* A new empty directory below @parent for one program's run; its fd. */
 static inline int gk_workdir(const char *parent, const char *tag, char *path,
 			     size_t size)

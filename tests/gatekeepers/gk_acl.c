@@ -273,7 +273,7 @@ static void refused_calls_leave_the_acl(void)
 		}
 		_exit(0);
 	}
-	expect_child_ok(pid);
+	t_expect_child(pid);
 	EXPECT_MODE(wfd, "file5", S_IFREG | 0674);
 	EXPECT_ACL("file5", ACL_ACCESS, &full);
 }

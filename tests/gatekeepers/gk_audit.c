@@ -402,7 +402,7 @@ static void records_match_mainline(void)
 	pid = fork();
 	if (pid == 0)
 		_exit(calls());
-	expect_child_ok(pid);
+	t_expect_child(pid);
 	if (xbit) {
 		collect(1);
 		expect_events(&want_x32, 1);
@@ -510,7 +510,7 @@ static void watch_case(int type, const char *path, unsigned int perm,
 	pid = fork();
 	if (pid == 0)
 		_exit(watch_calls());
-	expect_child_ok(pid);
+	t_expect_child(pid);
 	collect(n);
 	audit_request(AUDIT_DEL_RULE, r, sizeof(*r) + r->buflen);
 	expect_events(want, n);
@@ -619,7 +619,7 @@ static void nomod_452_not_in_change_attributes_class(void)
 			_exit(1);
 		_exit(syscall(SYS_fchmodat, AT_FDCWD, "wfile", 0640) ? 2 : 0);
 	}
-	expect_child_ok(pid);
+	t_expect_child(pid);
 	/* the 452 event, if any, comes first: two at most are waited for */
 	collect(2);
 	audit_request(AUDIT_DEL_RULE, r, sizeof(*r));

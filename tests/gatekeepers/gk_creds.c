@@ -80,20 +80,13 @@ static void as_nobody(unsigned long long eff, unsigned long long perm,
 {
 	pid_t pid;
 
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0) {
-		setup_error("fork", "", errno);
-		return;
-	}
+	pid = t_fork();
 	if (pid == 0) {
-		t_state.failures = 0;
 		drop_to(eff, perm);
 		fn();
-		fflush(stdout);
-		_exit(t_state.failures ? 1 : 0);
+		t_child_exit();
 	}
-	expect_child_ok(pid);
+	t_expect_child(pid);
 }
 
 /*
@@ -280,8 +273,7 @@ static void userns_root_without_owner_mapping_eperm_own_file_changed(void)
 		}
 		c_refused();
 		EXPECT_OK(sys_fchmodat2(wfd, "own", 02700, 0));
-		fflush(stdout);
-		_exit(t_state.failures ? 1 : 0);
+		t_child_exit();
 	}
 	close(go[0]);
 	close(ready[1]);
@@ -312,9 +304,9 @@ out:
 	close(ready[0]);
 	if (pid > 0) {
 		if (t_state.skip_reason[0])
-			wait_child(pid);
+			t_wait(pid);
 		else
-			expect_child_ok(pid);
+			t_expect_child(pid);
 	}
 	expect_fixture_unchanged();
 	/* group root is not mapped in there: S_ISGID cleared */
@@ -441,19 +433,13 @@ static void idmapped_mount_owner_judged_through_the_mount(void)
 	{
 		pid_t pid;
 
-		fflush(stdout);
-		pid = fork();
+		pid = t_fork();
 		if (pid == 0) {
-			t_state.failures = 0;
 			drop_to_id(IDMAP_ID, 0, 0);
 			c_idmapped();
-			fflush(stdout);
-			_exit(t_state.failures ? 1 : 0);
+			t_child_exit();
 		}
-		if (pid < 0)
-			setup_error("fork", "", errno);
-		else
-			expect_child_ok(pid);
+		t_expect_child(pid);
 	}
 	/* group root shows as 1000, the caller's: S_ISGID kept */
 	EXPECT_MODE(wfd, "rootfile", S_IFREG | 02600);

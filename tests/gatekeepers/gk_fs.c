@@ -258,16 +258,15 @@ static void inotify_no_event_on_unprivileged_eperm(void)
 
 	if (make_file(wfd, "rootfile", 0644) || gk_watch(work, "rootfile", &in))
 		return;
-	pid = fork();
+	pid = t_fork();
 	if (pid == 0) {
-		t_state.failures = 0;
 		if (setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
 		    setresuid(NOBODY, NOBODY, NOBODY))
 			_exit(2);
 		EXPECT_ERR(sys_fchmodat2(wfd, "rootfile", 0600, 0), EPERM);
-		_exit(t_state.failures ? 1 : 0);
+		t_child_exit();
 	}
-	expect_child_ok(pid);
+	t_expect_child(pid);
 	EXPECT_EQ(gk_attrib_events(in, NULL), 0);
 	EXPECT_MODE(wfd, "rootfile", S_IFREG | 0644);
 	close(in);

@@ -94,20 +94,14 @@ static void fchmodat_with_flags_and_lchmod_go_to_452(void)
 
 	if (fixture())
 		return;
-	fflush(stdout);
-	pid = fork();
+	pid = t_fork();
 	if (pid == 0) {
-		t_state.failures = 0;
 		if (fchdir(wfd))
 			_exit(2);
 		c_marked();
-		fflush(stdout);
-		_exit(t_state.failures ? 1 : 0);
+		t_child_exit();
 	}
-	if (pid < 0)
-		setup_error("fork", "", errno);
-	else
-		expect_child_ok(pid);
+	t_expect_child(pid);
 	EXPECT_MODE(wfd, "file", S_IFREG | 0640);
 }
 

@@ -25,17 +25,13 @@ static void confined(void (*fn)(void))
 {
 	pid_t pid;
 
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0) {
-		setup_error("fork", "", errno);
+	pid = t_fork();
+	if (pid < 0)
 		return;
-	}
 	if (pid == 0) {
 		char cmd[128];
 		int fd, len;
 
-		t_state.failures = 0;
 		len = snprintf(cmd, sizeof(cmd), "changeprofile %s", profile);
 		fd = open("/proc/self/attr/current", O_WRONLY | O_CLOEXEC);
 		if (fd < 0 || write(fd, cmd, len) != len) {
@@ -44,10 +40,9 @@ static void confined(void (*fn)(void))
 		}
 		close(fd);
 		fn();
-		fflush(stdout);
-		_exit(t_state.failures ? 1 : 0);
+		t_child_exit();
 	}
-	expect_child_ok(pid);
+	t_expect_child(pid);
 }
 
 static int fixture(void)

@@ -71,20 +71,15 @@ static int run_traced(void (*body)(void), void (*hook)(struct stop *s))
 	int status, deliver = 0;
 	pid_t pid;
 
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0) {
-		setup_error("fork", "", errno);
+	pid = t_fork();
+	if (pid < 0)
 		return -1;
-	}
 	if (pid == 0) {
-		t_state.failures = 0;
 		if (ptrace(PTRACE_TRACEME, 0, NULL, NULL))
 			_exit(3);
 		raise(SIGSTOP);
 		body();
-		fflush(stdout);
-		_exit(t_state.failures ? 1 : 0);
+		t_child_exit();
 	}
 	if (waitpid(pid, &status, 0) != pid || !WIFSTOPPED(status) ||
 	    ptrace(PTRACE_SETOPTIONS, pid, NULL,

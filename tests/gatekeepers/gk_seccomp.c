@@ -110,19 +110,14 @@ static pid_t child(void (*fn)(void))
 {
 	pid_t pid;
 
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0) {
-		setup_error("fork", "", errno);
-	} else if (pid == 0) {
+	pid = t_fork();
+	if (pid == 0) {
 		struct rlimit no_core = { 0, 0 };
 
 		/* SIGSYS dumps core: not into the test's directory */
 		setrlimit(RLIMIT_CORE, &no_core);
-		t_state.failures = 0;
 		fn();
-		fflush(stdout);
-		_exit(t_state.failures ? 1 : 0);
+		t_child_exit();
 	}
 	return pid;
 }
@@ -132,7 +127,7 @@ static void run_child(void (*fn)(void))
 	pid_t pid = child(fn);
 
 	if (pid > 0)
-		expect_child_ok(pid);
+		t_expect_child(pid);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -212,7 +207,7 @@ static void kill_process_filter_kills_with_sigsys_mode_unchanged(void)
 	pid = child(c_kill);
 	if (pid < 0)
 		return;
-	status = wait_child(pid);
+	status = t_wait(pid);
 	if (status != -1 && !(WIFSIGNALED(status) && WTERMSIG(status) == SIGSYS))
 		t_fail("child status 0x%x, not killed by SIGSYS", status);
 	EXPECT_MODE(wfd, "file", S_IFREG | 0644);
@@ -237,7 +232,7 @@ static void strict_mode_kills_a_452_caller_with_sigkill_mode_unchanged(void)
 	pid = child(c_strict);
 	if (pid < 0)
 		return;
-	status = wait_child(pid);
+	status = t_wait(pid);
 	if (status != -1 && !(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL))
 		t_fail("child status 0x%x, not killed by SIGKILL", status);
 	EXPECT_MODE(wfd, "file", S_IFREG | 0644);
@@ -487,7 +482,7 @@ static void user_notif(bool cont)
 	if (listener < 0) {
 		setup_error("receiving the listener", "", errno);
 		kill(pid, SIGKILL);
-		wait_child(pid);
+		t_wait(pid);
 		return;
 	}
 	memset(&req, 0, sizeof(req));
@@ -511,7 +506,7 @@ static void user_notif(bool cont)
 			setup_error("SECCOMP_IOCTL_NOTIF_SEND", "", errno);
 	}
 	close(listener);
-	expect_child_ok(pid);
+	t_expect_child(pid);
 	EXPECT_MODE(wfd, "file", S_IFREG | (cont ? 0600 : 0644));
 }
 

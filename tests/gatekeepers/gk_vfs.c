@@ -191,7 +191,7 @@ static pid_t holder(const char *name, uid_t uid, int *fd, int *hold)
 		close(ready[0]);
 		close(go[1]);
 		if (pid > 0)
-			wait_child(pid);
+			t_wait(pid);
 		return -1;
 	}
 	close(ready[0]);
@@ -202,7 +202,7 @@ static pid_t holder(const char *name, uid_t uid, int *fd, int *hold)
 static void release(pid_t pid, int hold)
 {
 	close(hold);
-	expect_child_ok(pid);
+	t_expect_child(pid);
 }
 
 /* as root, another task's fd is followed as one's own */
@@ -275,7 +275,7 @@ static void other_task_fd_as_another_user(void)
 		}
 		_exit(bad);
 	}
-	st = wait_child(me);
+	st = t_wait(me);
 	if (st != 0)
 		t_fail("the other user's calls: wait status %d", st);
 	EXPECT_MODE(wfd, "rfile", S_IFREG | 0644);
