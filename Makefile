@@ -39,7 +39,7 @@ TESTS := $(B)/fchmodat2_test $(B)/fchmodat2_test32 $(B)/fchmodat2_testx32 \
 	 $(B)/f2call $(B)/modload $(B)/stress $(B)/no452 $(B)/widenr \
 	 $(B)/gk_audit $(B)/gk_audit32 $(B)/nrscan $(B)/nrscan32 $(B)/bpfhold
 
-.PHONY: all deps module tests tests-arm64 install dkms-src uninstall-dkms-src uninstall check check-full check-debug prepare demo bench stress sweep realsys emulator-check clean \
+.PHONY: all deps module tests tests-arm64 install dkms-src uninstall-dkms-src uninstall check check-full check-debug prepare demo bench stress sweep debian-system emulator-check clean \
 	userspace install-userspace uninstall-userspace
 
 all: module
@@ -153,23 +153,23 @@ $(B)/arm64/nrscan32: tests/nrscan.c $(B)/nr/armhf.h tests/harness.h
 	@mkdir -p $(@D)
 	arm-linux-gnueabihf-gcc $(NRSCAN_CFLAGS) -o $@ $<
 
-# audit's records in every module guest (tests/guest/check.sh), arm64's
-# included, which has no gatekeeper lane
-GK_HEADERS := tests/gatekeepers/gk.h $(TEST_HEADERS)
+# audit's records in every module guest (tests/guest/module-row.sh), arm64's
+# included, which has no subsystem lane
+GK_HEADERS := tests/subsystems/gk.h $(TEST_HEADERS)
 
-$(B)/gk_audit32: tests/gatekeepers/gk_audit.c $(GK_HEADERS)
+$(B)/gk_audit32: tests/subsystems/gk_audit.c $(GK_HEADERS)
 	@mkdir -p $(B)
 	gcc $(M32_CFLAGS) $(TEST_CFLAGS) -o $@ $<
 
-$(B)/gk_audit: tests/gatekeepers/gk_audit.c $(GK_HEADERS)
+$(B)/gk_audit: tests/subsystems/gk_audit.c $(GK_HEADERS)
 	@mkdir -p $(B)
 	gcc $(TEST_CFLAGS) -o $@ $<
 
-$(B)/arm64/gk_audit32: tests/gatekeepers/gk_audit.c $(GK_HEADERS)
+$(B)/arm64/gk_audit32: tests/subsystems/gk_audit.c $(GK_HEADERS)
 	@mkdir -p $(B)/arm64
 	arm-linux-gnueabihf-gcc $(TEST_CFLAGS) -o $@ $<
 
-$(B)/arm64/gk_audit: tests/gatekeepers/gk_audit.c $(GK_HEADERS)
+$(B)/arm64/gk_audit: tests/subsystems/gk_audit.c $(GK_HEADERS)
 	@mkdir -p $(B)/arm64
 	aarch64-linux-gnu-gcc $(TEST_CFLAGS) -o $@ $<
 
@@ -233,16 +233,16 @@ sweep: deps
 	tests/sweep.sh
 
 # The user's path on Debian 12 and Debian 11 systems with systemd: apt, DKMS, reboot
-# (tests/realsys/); also a stage of make check.
-realsys: deps
-	tests/realsys/run.sh bookworm
-	tests/realsys/run.sh bullseye
+# (tests/debian-system/); also a stage of make check.
+debian-system: deps
+	tests/debian-system/run.sh bookworm
+	tests/debian-system/run.sh bullseye
 
 # Everything make check does through sudo, done first (under build/no452's
 # seccomp filter, no_new_privs forbids sudo).
 prepare: deps $(B)/no452
-	tests/realsys/mkimage.sh bookworm >/dev/null
-	tests/realsys/mkimage.sh bullseye >/dev/null
+	tests/debian-system/mkimage.sh bookworm >/dev/null
+	tests/debian-system/mkimage.sh bullseye >/dev/null
 	tests/userspace/build-root.sh bullseye >/dev/null
 
 # Why the guests run on Debian 13's QEMU with tests/vm/qemu-patches/

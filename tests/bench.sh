@@ -9,7 +9,7 @@
 #     plain fchmodat, glibc 2.36's emulation) and their ratios;
 #   - on x86_64, where the cost every system call pays goes: the slow
 #     path, the sys_enter tracepoint's call, the direct call's stub
-#     (tests/hog/f2_cost.c puts the machine in each state alone);
+#     (tests/kmods/f2_cost.c puts the machine in each state alone);
 #   - real workloads without and with the module, interleaved over five
 #     rounds in one boot (medians): tar -x of 3,000 files, find + stat over
 #     them, Debian 13's chmod -R (fchmodat2 with the module; the /proc
@@ -67,16 +67,16 @@ for r in "${runs[@]}"; do
 		{ cat "$kout/bench-build.log"; exit 1; }
 	cost=()
 	if [ "$DEBARCH" = amd64 ]; then
-		f2_build_hog "$kout/hog" >>"$kout/bench-build.log" 2>&1 ||
+		f2_build_kmods "$kout/kmods" >>"$kout/bench-build.log" 2>&1 ||
 			{ cat "$kout/bench-build.log"; exit 1; }
-		cost=("$kout/hog/f2_cost.ko")
+		cost=("$kout/kmods/f2_cost.ko")
 	fi
 	# Debian 13's loader, glibc and chmod for this architecture
 	case $DEBARCH in
 	amd64) ldso=ld-linux-x86-64.so.2 triplet=x86_64-linux-gnu ;;
 	arm64) ldso=ld-linux-aarch64.so.1 triplet=aarch64-linux-gnu ;;
 	esac
-	F2_DEBS_ARCH=$DEBARCH "$top/tests/gatekeepers/fetch-debs.sh" trixie \
+	F2_DEBS_ARCH=$DEBARCH "$top/tests/vm/fetch-debs.sh" trixie \
 		"$kout/trixie-root" libc6 coreutils >"$kout/trixie.versions" ||
 		{ echo "bench.sh: cannot fetch Debian 13's libc6 and coreutils" >&2; exit 1; }
 	f2_stage "$kout/bench" "$top/tests/guest/bench.sh" "$prog" \

@@ -144,7 +144,7 @@ build_for() {
 		# The guest loads the module DKMS built.
 		f2_build_module "$out/module" &&
 			f2_dkms_build "$out/dkms" &&
-			f2_build_hog "$out/hog" &&
+			f2_build_kmods "$out/kmods" &&
 			f2_build_module "$out/module-fi" F2_FAULT_INJECT=1 &&
 			cp "$out/module-fi/fchmodat2.ko" "$out/module-fi/fchmodat2-fi.ko" ;;
 	eval)
@@ -197,15 +197,15 @@ matrix_row() {
 	       "$bin/fchmodat2_selftest" "$bin/fchmodat2_selftest32"
 	       "$top/tests/guest/steps.sh" "$top/tests/guest/tracers.sh"
 	       "$bin/f2call" "$bin/bpfhold")
-	script=$top/tests/guest/native.sh
+	script=$top/tests/guest/native-row.sh
 	kmods=()
 	case $mode in
 	module)
-		script=$top/tests/guest/check.sh
+		script=$top/tests/guest/module-row.sh
 		files+=("$bin/unload_test" "$out/dkms/fchmodat2.ko"
-			"$out/hog/f2_hog.ko" "$out/hog/f2_killftrace.ko"
+			"$out/kmods/f2_hog.ko" "$out/kmods/f2_killftrace.ko"
 			"$out/module-fi/fchmodat2-fi.ko")
-		[ -f "$out/hog/f2_direct.ko" ] && files+=("$out/hog/f2_direct.ko")
+		[ -f "$out/kmods/f2_direct.ko" ] && files+=("$out/kmods/f2_direct.ko")
 		files+=("$bin/gk_audit" "$bin/gk_audit32" "$bin/nrscan"
 			"$bin/nrscan32")
 		[ "$DEBARCH" = amd64 ] && files+=("$B/widenr")
@@ -280,7 +280,7 @@ matrix_row() {
 	[ "$mode" = module ] && [ -z "$append" ] || return 0
 	f2_stage "$out/oops" "$top/tests/guest/oops.sh" "$bin/f2call" \
 		"$top/tests/guest/steps.sh" "$out/dkms/fchmodat2.ko" \
-		"$out/hog/f2_oops.ko"
+		"$out/kmods/f2_oops.ko"
 	f2_boot "$out/oops" "$out/oops.cpio.gz" "$out/oops-console.log" \
 		-t 600 -O >"$out/oops-verdict"
 	rc=$?
@@ -364,14 +364,14 @@ fi
 # credentials, AppArmor and Debian 13's glibc and chmod, compared per test
 # with native kernels (this machine, Debian 13's 6.12); one boot per kernel.
 # The native references first, then the module rows (tests/lib.sh).
-gk_series=$(echo host $({ f2_lane gatekeepers native; f2_lane gatekeepers module; } | cut -d'|' -f1))
-echo "== gatekeepers: $gk_series"
+gk_series=$(echo host $({ f2_lane subsystems native; f2_lane subsystems module; } | cut -d'|' -f1))
+echo "== subsystems: $gk_series"
 # shellcheck disable=SC2086 # a list of series
-"$top/tests/gatekeepers/run-vm.sh" $gk_series >"$B/gatekeepers.tap" 2>&1
+"$top/tests/subsystems/run-vm.sh" $gk_series >"$B/subsystems.tap" 2>&1
 rc=$?
-grep -E '^not ok|^# DIFFERENT|^verdict:' "$B/gatekeepers.tap"
-count "$B/gatekeepers.tap" "$rc"
-row "gatekeepers ($gk_series)" "$([ "$rc" = 0 ] && echo ok || echo FAIL)" - "$p" "$f" "$s" - -
+grep -E '^not ok|^# DIFFERENT|^verdict:' "$B/subsystems.tap"
+count "$B/subsystems.tap" "$rc"
+row "subsystems ($gk_series)" "$([ "$rc" = 0 ] && echo ok || echo FAIL)" - "$p" "$f" "$s" - -
 
 # The userspace scenario (library, preload shim with Debian 12's glibc and
 # no /proc, fchmodat2ctl) in its own boot of the x86_64 targets.
@@ -389,12 +389,12 @@ done 3< <(f2_lane userspace)
 # The user's path on a real Debian system: systemd, apt install of the
 # packages built by that release's tools, DKMS, fchmodat2ctl,
 # fchmodat2.service and a reboot, a second kernel package and apt remove
-# (tests/realsys/); on Debian 12 also Secure Boot and the kernel upgrade to
+# (tests/debian-system/); on Debian 12 also Secure Boot and the kernel upgrade to
 # 6.12 and a boot on it; on Debian 11 a boot on the second kernel.
-realsys() {
+debian_system() {
 	local suite=$1 name=$2 tap=$B/$3.tap rc krel p f s verdict
 	echo "== real system: $name, systemd, apt, DKMS"
-	"$top/tests/realsys/run.sh" "$suite" >"$tap" 2>&1
+	"$top/tests/debian-system/run.sh" "$suite" >"$tap" 2>&1
 	rc=$?
 	grep -E '^not ok|^verdict' "$tap"
 	krel=? p=0 f=0 s=0 verdict='no result'
@@ -404,8 +404,8 @@ realsys() {
 	row "real system $krel" "$([ "$rc" = 0 ] && echo ok || echo FAIL)" - "$p" "$f" "$s" - "${verdict%% (*}"
 }
 while IFS='|' read -r _ label suite <&3; do
-	realsys "$suite" "$label" "realsys-$suite"
-done 3< <(f2_lane realsys)
+	debian_system "$suite" "$label" "debian-system-$suite"
+done 3< <(f2_lane debian-system)
 
 echo
 printf '%-34s %-9s %-5s %5s %5s %5s %-6s %s\n' kernel build load pass fail skip unload console

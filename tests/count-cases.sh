@@ -13,7 +13,7 @@
 #
 # A program's results are the TAP lines printed before the step that ran
 # it ("harness: ./prog ARGS", steps.sh's run); lines no such step claims
-# belong to their lane (a gatekeeper set, the package checks), under the
+# belong to their lane (a subsystem set, the package checks), under the
 # section ("# ===== ext4") they appeared in. Where check.sh left
 # BUILD_DIR/.check-start, only logs written since are read (a narrowed
 # run leaves older logs of other kernels in build/). A report, not a
@@ -25,7 +25,7 @@ logs=()
 for f in "$b"/native/*.tap "$b"/checkpatch.tap "$b"/package-*.tap \
 	 "$b"/vm-*/install.tap "$b"/vm-*/console.log "$b"/vm-*/x32-console.log \
 	 "$b"/vm-*/oops-console.log "$b"/stress-vm/*/console.log \
-	 "$b"/gatekeepers.tap "$b"/userspace-vm-*.log "$b"/realsys*/console-*.log; do
+	 "$b"/subsystems.tap "$b"/userspace-vm-*.log "$b"/debian-system*/console-*.log; do
 	[ -s "$f" ] || continue
 	[ -e "$b/.check-start" ] && [ ! "$f" -nt "$b/.check-start" ] && continue
 	logs+=("$f")
@@ -43,9 +43,9 @@ function lane_of(f) {
 	if (f ~ /x32-console/) return "x32 boot"
 	if (f ~ /oops-console/) return "oops boot"
 	if (f ~ /^stress-vm\//) return "stress lane"
-	if (f ~ /^gatekeepers/) return "gatekeeper sets"
+	if (f ~ /^subsystems/) return "subsystem sets"
 	if (f ~ /^userspace-vm/) return "userspace lane"
-	if (f ~ /^realsys(-bullseye)?\//) return "real system"
+	if (f ~ /^debian-system(-bullseye)?\//) return "real system"
 	return "check lane"
 }
 function norm(d) {

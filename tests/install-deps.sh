@@ -8,7 +8,7 @@ set -euo pipefail
 
 # gcc-12-multilib, not gcc-multilib: that conflicts with the cross
 # compilers the arm64 guest's programs need. ovmf to dosfstools: the
-# Secure Boot boots of tests/realsys (the firmware, an EFI system
+# Secure Boot boots of tests/debian-system (the firmware, an EFI system
 # partition, Debian 13's virt-fw-vars run by this machine's python3). The
 # last line: what tests/vm/fetch-qemu.sh needs to rebuild QEMU.
 pkgs=(build-essential gcc-12-multilib libc6-dev-x32 libelf-dev bc bison flex kmod cpio

@@ -19,18 +19,18 @@ case ":$PATH:" in *:/usr/sbin:*) ;; *) PATH=$PATH:/usr/sbin:/sbin ;; esac
 # runs on every module row (tests/stress.sh: target SERIES, or SERIES-full
 # for preempt=full). LANES are the other boots of the row's kernel (f2_lane
 # lists them): x32 (booted with syscall.x32=y, tests/guest/x32.sh),
-# gatekeepers (tests/gatekeepers/run-vm.sh), userspace=SUITE
+# subsystems (tests/subsystems/run-vm.sh), userspace=SUITE
 # (tests/userspace/run-vm.sh, with that Debian release's userland),
-# realsys=SUITE (the real Debian system of
-# tests/realsys/run.sh SUITE), bench (tests/bench.sh). Every guest runs on
+# debian-system=SUITE (the real Debian system of
+# tests/debian-system/run.sh SUITE), bench (tests/bench.sh). Every guest runs on
 # two parallel vCPUs (f2_boot below).
 f2_matrix=(
-	"5.10|module|Debian 11||x32 gatekeepers userspace=bullseye realsys=bullseye bench"
+	"5.10|module|Debian 11||x32 subsystems userspace=bullseye debian-system=bullseye bench"
 	"5.10-rt|module|Debian 11 PREEMPT_RT||"
-	"6.1|module|Debian 12||x32 gatekeepers userspace=bookworm realsys=bookworm bench"
+	"6.1|module|Debian 12||x32 subsystems userspace=bookworm debian-system=bookworm bench"
 	"6.1|module|Debian 12 preempt=full|preempt=full|"
 	"6.1-rt|module|Debian 12 PREEMPT_RT||"
-	"6.12|native|Debian 13||x32 gatekeepers"
+	"6.12|native|Debian 13||x32 subsystems"
 	"6.12-deb12|eval|Debian 12 (6.12)||"
 	"6.1-arm64|module|Debian 12 arm64||bench"
 	"5.10-arm64|module|Debian 11 arm64||"
@@ -57,7 +57,7 @@ f2_matrix_init() {
 	if [ -n "${F2_DEBUG:-}" ] ||
 		"$top/tests/vm/build-debug-kernel.sh" --cached >/dev/null; then
 		f2_debug=6.1-debug
-		f2_matrix+=("6.1-debug|module|6.1 debug (KASAN, lockdep)||gatekeepers")
+		f2_matrix+=("6.1-debug|module|6.1 debug (KASAN, lockdep)||subsystems")
 	fi
 	f2_stress_targets=()
 	for e in "${f2_matrix[@]}"; do
@@ -72,7 +72,7 @@ f2_matrix_init() {
 
 # f2_lane LANE [MODE]: "SERIES|LABEL|ARG" for each row of the matrix that
 # runs LANE (and has MODE, if given), in the matrix's order, one per line;
-# ARG is what follows "LANE=" (realsys=SUITE), or empty. F2_SERIES, if
+# ARG is what follows "LANE=" (debian-system=SUITE), or empty. F2_SERIES, if
 # set, narrows the rows.
 f2_lane() {
 	local e series mode label append lanes l
@@ -162,7 +162,7 @@ f2_version() {
 # (and new files it does not ignore), without the build tree: DIR/src, the
 # .debs in DIR. With VERSION, the copy is released as that version first
 # (dkms.conf and a debian/changelog entry): the next version of the same
-# tree, for the package upgrade of tests/realsys. With ROOT (a root of
+# tree, for the package upgrade of tests/debian-system. With ROOT (a root of
 # tests/userspace/build-root.sh: another Debian release), the packages are
 # built in it (f2_chroot), with its dpkg-dev, debhelper, dkms and
 # compiler; DIR must then be below ROOT. Output: dpkg-buildpackage's.
@@ -267,11 +267,11 @@ f2_sign_module() {
 	} >"$4" && rm -f "$sig"
 }
 
-# f2_build_hog DIR: the test-only ftrace user (tests/hog) for the guest.
-f2_build_hog() {
+# f2_build_kmods DIR: the test-only ftrace user (tests/kmods) for the guest.
+f2_build_kmods() {
 	rm -rf "$1"
 	mkdir -p "$1"
-	cp -a "$top/tests/hog/." "$1/"
+	cp -a "$top/tests/kmods/." "$1/"
 	make -s -C "$KDIR" M="$1" CC="$CC" ${ARCH:+ARCH=$ARCH} \
 		${CROSS_COMPILE:+CROSS_COMPILE=$CROSS_COMPILE} modules
 }
@@ -292,7 +292,7 @@ f2_stage() {
 # (and the kernel's MODULEs, with their dependencies, from $MODDIR) into
 # INITRD and boot $VMLINUZ on it (tests/vm/run.sh: two parallel vCPUs,
 # the patched QEMU, the console checked for kernel bugs). Every guest of
-# the harness boots here, except the real Debian system of tests/realsys/
+# the harness boots here, except the real Debian system of tests/debian-system/
 # (a disk image with systemd, through run.sh too).
 f2_boot() {
 	local mods=()

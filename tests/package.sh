@@ -9,7 +9,7 @@
 # its dpkg-dev, debhelper, dkms, lintian, gcc and glibc, through
 # f2_chroot). TAP output; used by make check. The packages stay in
 # build/pkg (Debian 12) or the root's /src/pkg (Debian 11), for
-# tests/realsys.
+# tests/debian-system.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 

@@ -25,7 +25,7 @@ rel=tools/testing/selftests
 
 if [ ! -f "$src/version" ]; then
 	root=$f2_cache/selftest-6.12.deb
-	"$top/tests/gatekeepers/fetch-debs.sh" trixie "$root" linux-source-6.12 \
+	"$top/tests/vm/fetch-debs.sh" trixie "$root" linux-source-6.12 \
 		>"$root.version"
 	tarball=$(compgen -G "$root/usr/src/linux-source-6.12.tar.*" | head -n 1)
 	[ -n "$tarball" ] || { echo "selftest.sh: no tarball in linux-source-6.12" >&2; exit 1; }

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# Sourced by tests/guest/check.sh (the module's guests) and native.sh (the
+# Sourced by tests/guest/module-row.sh (the module's guests) and native-row.sh (the
 # oracle, 6.12): the other users of the places the module hooks (issue 22
 # #5). kprobes and kretprobes over tracefs (what perf probe and bpftrace's
 # kprobe:/kretprobe: create): on the hook's function, on __seccomp_filter

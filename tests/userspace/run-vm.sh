@@ -6,7 +6,7 @@
 # userspace/ with that kernel's Debian release (5.10: Debian 11, in a
 # bullseye root by chroot; 6.1: Debian 12, this machine), the module for
 # that kernel (make KDIR=, as README says) and for another kernel (the
-# "built for another kernel" case), tests/hog (another ftrace user on the
+# "built for another kernel" case), tests/kmods (another ftrace user on the
 # module's hook site), stages the programs with the host's
 # dynamic loader and libraries, boots, and prints the guest's TAP lines and
 # the verdict. Exit status: 0 when the guest passed, 1 when a step failed,
@@ -48,8 +48,8 @@ f2_build_module "$out/module" >"$out/build.log" 2>&1 ||
 cp "$other_out/module-other/fchmodat2.ko" "$out/fchmodat2-other.ko"
 # an IP-modifying ftrace user on the module's hook site (the "hooked by
 # another ftrace user" case)
-f2_build_hog "$out/hog" >>"$out/build.log" 2>&1 ||
-	die "cannot build tests/hog for $KREL: $out/build.log"
+f2_build_kmods "$out/kmods" >>"$out/build.log" 2>&1 ||
+	die "cannot build tests/kmods for $KREL: $out/build.log"
 # Each guest runs its own Debian's userland, built there as a user of that
 # release builds it: Debian 12's is this machine's; Debian 11's (5.10) is
 # a bullseye root (build-root.sh) in which userspace/ is built by chroot,
@@ -97,7 +97,7 @@ stage=$out/f2
 f2_stage "$stage" "$top/tests/userspace/guest.sh" "${progs[@]}" \
 	"$U/libfchmodat2-preload.so" "$top/tests/guest/steps.sh" \
 	"$out/module/fchmodat2.ko" "$out/fchmodat2-other.ko" \
-	"$out/fchmodat2-signed.ko" "$out/hog/f2_hog.ko" || die "cannot stage"
+	"$out/fchmodat2-signed.ko" "$out/kmods/f2_hog.ko" || die "cannot stage"
 cp -L "$U/libfchmodat2.so.0" "$stage/"
 
 # the release's glibc, libkmod and what they need: this machine's

@@ -8,7 +8,7 @@
 # block mode changes of symlinks") reverted, configured as allnoconfig plus
 # debug-kernel/debug.config (KASAN, KFENCE, lockdep, atomic-sleep and
 # preemption checks, list debugging, full preemption, ftrace direct calls,
-# kprobes, the gatekeeper sets' filesystems built in), built for the QEMU
+# kprobes, the subsystem sets' filesystems built in), built for the QEMU
 # guest. About half an hour on two cores; cached in
 # $f2_cache/vm/6.1-debug/VERSION-KEY, KEY being a hash of the config, the
 # patches and $recipe below, so that a machine pays for the build once.

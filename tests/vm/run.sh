@@ -36,7 +36,7 @@
 #               q35 with SMM, this machine's OVMF (Debian's ovmf package:
 #               OVMF_CODE_4M.secboot.fd), VARS its variable store (written
 #               by the guest); the disks' boot loader chooses the kernel and
-#               its command line (tests/realsys/run.sh); amd64 only
+#               its command line (tests/debian-system/run.sh); amd64 only
 #   -- ...      passed to QEMU as is (drives, ...)
 #
 # Exit status, with a one-line verdict on stdout:

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # run.sh [SUITE]: the user's whole path on a real Debian system (systemd,
-# apt, DKMS), tests/realsys/guest.sh in the image of mkimage.sh, booted
+# apt, DKMS), tests/debian-system/guest.sh in the image of mkimage.sh, booted
 # several times from the same disk on two parallel vCPUs (tests/vm/run.sh),
 # boots 1 and 2 (and 3 with F2_FULL=1: a package upgrade) as QEMU -kernel
 # boots, then:
@@ -18,8 +18,8 @@
 # the test programs and Debian 13's chmod on a second drive.
 #
 # Prints every boot's TAP lines and verdict, then
-# "F2-ROW|realsys[-bullseye]|kernel|pass|fail|skip|verdict"; exits non-zero
-# on any failure. Artifacts in build/realsys/ (build/realsys-bullseye/):
+# "F2-ROW|debian-system[-bullseye]|kernel|pass|fail|skip|verdict"; exits non-zero
+# on any failure. Artifacts in build/debian-system/ (build/debian-system-bullseye/):
 # console-BOOT.log for each boot.
 set -uo pipefail
 # shellcheck source=tests/lib.sh
@@ -27,8 +27,8 @@ set -uo pipefail
 
 suite=${1:-bookworm}
 case $suite in
-bookworm) id=realsys relname='Debian 12' ;;
-bullseye) id=realsys-bullseye relname='Debian 11' ;;
+bookworm) id=debian-system relname='Debian 12' ;;
+bullseye) id=debian-system-bullseye relname='Debian 11' ;;
 *) echo "run.sh: unknown suite $suite (bookworm, bullseye)" >&2; exit 2 ;;
 esac
 out=$B/$id
@@ -41,7 +41,7 @@ die() {
 rm -rf "$out"
 mkdir -p "$out/f2/bin" "$out/f2/debs"
 
-env=$("$top/tests/realsys/mkimage.sh" "$suite" 2>"$out/mkimage.log" | tail -n 1) &&
+env=$("$top/tests/debian-system/mkimage.sh" "$suite" 2>"$out/mkimage.log" | tail -n 1) &&
 	[ -r "$env" ] || { cat "$out/mkimage.log" >&2; die "cannot make the $relname image"; }
 # shellcheck disable=SC1090
 . "$env"
@@ -53,7 +53,7 @@ pkgroot='' pkg=$out/pkg
 if [ "$suite" = bullseye ]; then
 	pkgroot=$("$top/tests/userspace/build-root.sh" bullseye) ||
 		die "cannot make the Debian 11 root to build the packages in"
-	pkg=$pkgroot/src/realsys-pkg
+	pkg=$pkgroot/src/debian-system-pkg
 fi
 f2_build_debs "$pkg" "" "$pkgroot" >"$out/pkg.log" 2>&1 ||
 	{ tail -n 20 "$out/pkg.log"; die "dpkg-buildpackage failed: $out/pkg.log"; }
@@ -123,7 +123,7 @@ enrol() {
 	debugfs -R "dump /var/lib/dkms/mok.pub $out/mok.der" "$out/rootfs.img" 2>/dev/null &&
 		openssl x509 -inform DER -in "$out/mok.der" -out "$out/mok.pem" &&
 		echo "# DKMS's key: $(openssl x509 -in "$out/mok.pem" -noout -subject -serial | paste -sd' ')" || return 1
-	"$top/tests/gatekeepers/fetch-debs.sh" trixie "$vf" python3-virt-firmware \
+	"$top/tests/vm/fetch-debs.sh" trixie "$vf" python3-virt-firmware \
 		>"$out/virt-fw.versions" || return 1
 	PYTHONPATH=$vf/usr/lib/python3/dist-packages /usr/bin/python3 -m virt.firmware.vars \
 		--input "$out/vars.fd" --output "$out/vars-mok.fd" \
@@ -137,9 +137,9 @@ m32=(-m32 -isystem "/usr/include/$(gcc -print-multiarch)")
 gcc "${flags[@]}" -o "$out/f2/bin/fchmodat2_test" "$top"/tests/fchmodat2_test/*.c &&
 	gcc "${m32[@]}" "${flags[@]}" -o "$out/f2/bin/fchmodat2_test32" \
 		"$top"/tests/fchmodat2_test/*.c &&
-	gcc "${flags[@]}" -o "$out/f2/bin/gk_tree" "$top/tests/gatekeepers/gk_tree.c" ||
+	gcc "${flags[@]}" -o "$out/f2/bin/gk_tree" "$top/tests/subsystems/gk_tree.c" ||
 	die "cannot build the test programs"
-"$top/tests/gatekeepers/fetch-debs.sh" trixie "$out/trixie-root" libc6 coreutils \
+"$top/tests/vm/fetch-debs.sh" trixie "$out/trixie-root" libc6 coreutils \
 	>"$out/trixie.versions" || die "cannot fetch Debian 13's libc6 and coreutils"
 for p in usr/lib64/ld-linux-x86-64.so.2 usr/lib/x86_64-linux-gnu/libc.so.6 \
 	 usr/bin/chmod; do
@@ -147,8 +147,8 @@ for p in usr/lib64/ld-linux-x86-64.so.2 usr/lib/x86_64-linux-gnu/libc.so.6 \
 	cp -L "$out/trixie-root/$p" "$out/f2/trixie/$p" || die "no $p in Debian 13's packages"
 done
 rm -rf "$out/trixie-root"
-cp "$top/tests/realsys/guest.sh" "$top/tests/guest/steps.sh" \
-	"$top/tests/gatekeepers/suite.sh" "$out/f2/"
+cp "$top/tests/debian-system/guest.sh" "$top/tests/guest/steps.sh" \
+	"$top/tests/subsystems/suite.sh" "$out/f2/"
 echo "$ver" >"$out/f2/VERSION"
 echo "$suite" >"$out/f2/RELEASE"
 truncate -s 256M "$out/f2.img"
@@ -180,13 +180,13 @@ for boot in $boots; do
 	sb1)
 		cp /usr/share/OVMF/OVMF_VARS_4M.ms.fd "$out/vars.fd" &&
 			chmod u+w "$out/vars.fd" && mkesp || {
-			echo "not ok 1 realsys: cannot make the EFI system partition or the variable store"
+			echo "not ok 1 debian-system: cannot make the EFI system partition or the variable store"
 			f=$((f + 1)) status=1
 			break
 		} ;;
 	sb2)
 		enrol || {
-			echo "not ok 1 realsys: cannot enrol DKMS's key in MokList: $out/virt-fw.log"
+			echo "not ok 1 debian-system: cannot enrol DKMS's key in MokList: $out/virt-fw.log"
 			f=$((f + 1)) status=1
 			break
 		} ;;

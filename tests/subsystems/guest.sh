@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# The gatekeeper scenario in the VM guest (busybox), one boot per kernel.
+# The subsystem scenario in the VM guest (busybox), one boot per kernel.
 # /f2/gk-mode says "module" (5.10, 6.1: load fchmodat2.ko first) or
 # "native" (6.12: the kernel's own fchmodat2, the oracle). The drives
 # carry serial numbers gk-ext4, gk-xfs and gk-btrfs (run-vm.sh made them).

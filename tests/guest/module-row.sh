@@ -43,7 +43,7 @@ x32_off() { # x32_off WHEN
 }
 x86_only f2call "x32 off, without the module" && x32_off "without the module"
 
-# Audit (issue 22 #1), on every row (arm64 has no gatekeeper lane yet):
+# Audit (issue 22 #1), on every row (arm64 has no subsystem lane yet):
 # file watches and perm rules must log fchmodat2 with mainline's records
 # (the program's expectations; the same cases pass on Debian 13's 6.12),
 # for 64- and 32-bit callers. After the last unload below ("nomod"), an

@@ -3,7 +3,7 @@
 #
 # The real-system stage, inside the Debian 12 (or 11) guest of mkimage.sh:
 # run by f2-stage.service (systemd) from the drive labelled F2, mounted on
-# /f2, once per boot. tests/realsys/run.sh boots the same disk six times
+# /f2, once per boot. tests/debian-system/run.sh boots the same disk six times
 # (seven with F2_FULL=1) on Debian 12, three (four) on Debian 11:
 #
 #   boot 1: no fchmodat2; Debian 13's chmod -R cannot work without /proc;
@@ -49,7 +49,7 @@ export PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C.UTF-8
 F2=/f2
 # shellcheck source=tests/guest/steps.sh
 . "$F2/steps.sh"
-# shellcheck source=tests/gatekeepers/suite.sh
+# shellcheck source=tests/subsystems/suite.sh
 . "$F2/suite.sh"
 GK_BIN=$F2/bin
 ver=$(cat "$F2/VERSION")

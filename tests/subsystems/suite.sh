@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# The gatekeeper test sets, sourced by guest.sh (busybox sh in the VM) and
+# The subsystem test sets, sourced by guest.sh (busybox sh in the VM) and
 # by host.sh (natively on this machine), so that both run exactly the same
 # commands. Needs steps.sh's step() and run_tap(); $GK_BIN holds the
 # static programs.

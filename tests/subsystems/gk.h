@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the gatekeeper test programs share besides the test library
+ * What the subsystem test programs share besides the test library
  * (tests/harness.h: TAP output, cases, checks, skips): the raw fchmodat2
  * call, their fixtures and work directories, a case list runner.
  *

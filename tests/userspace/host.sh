@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# native.sh BUILD_DIR: make -C userspace check. On this machine's kernel
+# host.sh BUILD_DIR: make -C userspace check. On this machine's kernel
 # (6.6+: native fchmodat2, the oracle): the library's unit tests (shared
 # and static, with /proc and, in a private mount namespace, without), the
 # preload shim, fchmodat2ctl status and check, the header on every ABI a
@@ -11,7 +11,7 @@ set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
-O=$(cd "${1:?usage: native.sh BUILD_DIR}" && pwd)
+O=$(cd "${1:?usage: host.sh BUILD_DIR}" && pwd)
 version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$top/dkms.conf")
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT

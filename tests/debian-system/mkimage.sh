@@ -29,7 +29,7 @@
 #     shim-helpers-amd64-signed, grub-efi-amd64-signed), unpacked into
 #     $dir/efi/ rather than installed: their postinst runs grub-install,
 #     which in mmdebstrap's chroot would find this machine's firmware.
-#     tests/realsys/run.sh puts them on an EFI system partition for the
+#     tests/debian-system/run.sh puts them on an EFI system partition for the
 #     Secure Boot boots; mokutil is installed;
 #   - no network, no getty: nothing waits for what QEMU does not give.
 #

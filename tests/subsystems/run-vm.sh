@@ -13,7 +13,7 @@
 #   6.1-debug  the debug kernel (tests/vm/build-debug-kernel.sh: KASAN,
 #          lockdep, no symlink block in notify_change), with fchmodat2.ko
 #
-# Sets (build/gatekeepers/SERIES/results/SET.FS.BITS): test (the test
+# Sets (build/subsystems/SERIES/results/SET.FS.BITS): test (the test
 # program), fs, creds, acl (POSIX ACLs) on tmpfs, ext4, xfs, btrfs; vfs
 # (/proc magic links, overlayfs), ptrace, strace (Debian
 # 13's), seccomp, libc and chmod (Debian 13's glibc and coreutils, no
@@ -31,7 +31,7 @@
 # Prints TAP: every guest's lines, then one line per compared program run.
 # Exits non-zero on any "not ok", a dead VM, a dirty kernel log, or a
 # difference from a native kernel that kernel-differences does not
-# explain. Artifacts in build/gatekeepers/SERIES/: console.log, results/,
+# explain. Artifacts in build/subsystems/SERIES/: console.log, results/,
 # compare-*.txt. F2_OFFLINE=1 uses the cached kernels only.
 #
 # run-vm.sh --compare REF RUN: only compare two earlier runs' results.
@@ -40,8 +40,8 @@ shopt -s nullglob
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/../lib.sh"
 
-here=$top/tests/gatekeepers
-G=$B/gatekeepers
+here=$top/tests/subsystems
+G=$B/subsystems
 # what each series' guest does: its MODE in the matrix (tests/lib.sh)
 f2_matrix_init
 progs=(gk_fs gk_seccomp gk_ptrace gk_creds gk_lsm gk_acl gk_vfs gk_audit gk_nfs)
@@ -85,7 +85,7 @@ build_programs() {
 	# dynamic on purpose: it runs on Debian 13's glibc
 	gcc -O2 -Wall -Wextra -Werror -o "$G/bin/gk_libc" "$here/gk_libc.c" &&
 		gcc "${flags[@]}" -o "$G/bin/gk_tree" "$here/gk_tree.c" || return 1
-	"$here/fetch-debs.sh" trixie "$G/trixie-root" "${trixie_debs[@]}" \
+	"$top/tests/vm/fetch-debs.sh" trixie "$G/trixie-root" "${trixie_debs[@]}" \
 		>"$G/trixie.versions" || return 1
 	rm -rf "$G/trixie"
 	for p in "${trixie_files[@]}"; do
@@ -371,13 +371,13 @@ if [ "$1" = --compare ] && [ $# = 3 ]; then
 	compare "$2" "$3"
 	exit "$status"
 fi
-# host, or a row of the matrix whose lanes say gatekeepers (tests/lib.sh)
-gk_rows=" host $(F2_SERIES='' f2_lane gatekeepers | cut -d'|' -f1 | paste -sd' ') "
+# host, or a row of the matrix whose lanes say subsystems (tests/lib.sh)
+gk_rows=" host $(F2_SERIES='' f2_lane subsystems | cut -d'|' -f1 | paste -sd' ') "
 for s in "$@"; do
 	case $gk_rows in
 	*" $s "*) ;;
 	*)
-		echo "run-vm.sh: $s: not host nor a gatekeepers row of the matrix (tests/lib.sh):$gk_rows" >&2
+		echo "run-vm.sh: $s: not host nor a subsystems row of the matrix (tests/lib.sh):$gk_rows" >&2
 		[ "$s" = 6.1-debug ] && echo "run-vm.sh: the debug kernel is a row once built (make check-debug) or with F2_DEBUG=1" >&2
 		exit 2 ;;
 	esac

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# host.sh BINDIR IMGDIR TRIXIE: the gatekeeper scenario natively on this
+# host.sh BINDIR IMGDIR TRIXIE: the subsystem scenario natively on this
 # machine's kernel (native fchmodat2: the oracle), on the same filesystem
 # types as in the VM: a tmpfs, and IMGDIR/{ext4,xfs,btrfs}.img attached to
 # loop devices; Debian 13's glibc and chmod from TRIXIE. No AppArmor set:
