@@ -234,7 +234,7 @@ matrix_row() {
 	rc=$?
 	cat "$out/verdict"
 	tr -d '\r' <"$out/console.log" |
-		grep -E '^not ok|^# Totals|WARNING:|BUG:|Oops'
+		grep -E '^ *not ok|^ *# Totals|WARNING:|BUG:|Oops'
 	# mainline's selftest: a row of its own
 	grep -a 'harness: mainline selftest' "$out/console.log" >"$out/selftest.tap"
 	grep -av 'harness: mainline selftest' "$out/console.log" >"$out/main.tap"
@@ -268,7 +268,7 @@ matrix_row() {
 			-t 600 -a syscall.x32=y >"$out/x32-verdict"
 		rc=$?
 		cat "$out/x32-verdict"
-		tr -d '\r' <"$out/x32-console.log" | grep -E '^not ok'
+		tr -d '\r' <"$out/x32-console.log" | grep -E '^ *not ok'
 		count "$out/x32-console.log" "$rc"
 		load=$(tr -d '\r' <"$out/x32-console.log" | sed -n 's/^F2-RESULT load //p' | tail -n 1)
 		unload=$(tr -d '\r' <"$out/x32-console.log" | sed -n 's/^F2-RESULT unload //p' | tail -n 1)
@@ -285,7 +285,7 @@ matrix_row() {
 		-t 600 -O >"$out/oops-verdict"
 	rc=$?
 	cat "$out/oops-verdict"
-	tr -d '\r' <"$out/oops-console.log" | grep -E '^not ok'
+	tr -d '\r' <"$out/oops-console.log" | grep -E '^ *not ok'
 	count "$out/oops-console.log" "$rc"
 	unload=$(tr -d '\r' <"$out/oops-console.log" | sed -n 's/^F2-RESULT unload //p' | tail -n 1)
 	row "$label $KREL: oops inside" "$([ "$rc" = 0 ] && echo ok || echo FAIL)" - "$p" "$f" "$s" "${unload:--}" -
@@ -349,7 +349,7 @@ if [ "${#st_targets[@]}" -gt 0 ]; then
 	echo "== stress (short): ${st_targets[*]}"
 	"$top/tests/stress.sh" --short "${st_targets[@]}" >"$B/stress.tap" 2>&1
 	rc=$?
-	grep -E '^not ok|^verdict|^# per cycle' "$B/stress.tap"
+	grep -E '^ *not ok|^verdict|^# per cycle' "$B/stress.tap"
 	st_fail=0
 	while IFS='|' read -r _ t krel p f s verdict; do
 		pass=$((pass + p)) st_fail=$((st_fail + f)) skip=$((skip + s))
@@ -369,7 +369,7 @@ echo "== subsystems: $gk_series"
 # shellcheck disable=SC2086 # a list of series
 "$top/tests/subsystems/run-vm.sh" $gk_series >"$B/subsystems.tap" 2>&1
 rc=$?
-grep -E '^not ok|^# DIFFERENT|^verdict:' "$B/subsystems.tap"
+grep -E '^ *not ok|^# DIFFERENT|^verdict:' "$B/subsystems.tap"
 count "$B/subsystems.tap" "$rc"
 row "subsystems ($gk_series)" "$([ "$rc" = 0 ] && echo ok || echo FAIL)" - "$p" "$f" "$s" - -
 
@@ -381,7 +381,7 @@ while IFS='|' read -r series _ _ <&3; do
 	log=$B/userspace-vm-$series.log
 	"$top/tests/userspace/run-vm.sh" "$series" >"$log" 2>&1
 	rc=$?
-	grep -E '^not ok|^verdict' "$log"
+	grep -E '^ *not ok|^verdict' "$log"
 	count "$log" "$rc"
 	row "userspace in QEMU, $series" "$([ "$rc" = 2 ] && echo FAIL || echo ok)" - "$p" "$f" "$s" - -
 done 3< <(f2_lane userspace)
@@ -396,7 +396,7 @@ debian_system() {
 	echo "== real system: $name, systemd, apt, DKMS"
 	"$top/tests/debian-system/run.sh" "$suite" >"$tap" 2>&1
 	rc=$?
-	grep -E '^not ok|^verdict' "$tap"
+	grep -E '^ *not ok|^verdict' "$tap"
 	krel=? p=0 f=0 s=0 verdict='no result'
 	IFS='|' read -r _ _ krel p f s verdict < <(grep '^F2-ROW|' "$tap")
 	[ "$rc" != 0 ] && [ "$f" = 0 ] && f=1

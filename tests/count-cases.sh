@@ -12,7 +12,8 @@
 # tracefs"): a step is not a test program's case.
 #
 # A program's results are the TAP lines printed before the step that ran
-# it ("harness: ./prog ARGS", steps.sh's run); lines no such step claims
+# it ("harness: ./prog ARGS", steps.sh's run; a KTAP subtest, indented,
+# since run_tap nests them); lines no such step claims
 # belong to their lane (a subsystem set, the package checks), under the
 # section ("# ===== ext4") they appeared in. Where check.sh left
 # BUILD_DIR/.check-start, only logs written since are read (a narrowed
@@ -67,6 +68,10 @@ function flush(p,   i) {
 }
 FNR == 1 { flush(lane); lane = lane_of(FILENAME); row = FILENAME; section = "" }
 { sub(/\r$/, "") }
+# a program run by run_tap (steps.sh) is a KTAP subtest: its lines
+# indented by four spaces, below "# Subtest: COMMAND"
+/^    # Subtest: / { next }
+{ sub(/^    /, "") }
 /^# == / { flush(lane); row = FILENAME ":" $0; section = ""; next }
 /^# ===== / { section = substr($0, 9); next }
 /^(not )?ok [0-9]+ / {

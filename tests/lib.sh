@@ -336,11 +336,26 @@ f2_host_oracle() {
 	return 2
 }
 
-# f2_tap_count LOG: "PASS FAIL SKIP" of the TAP lines in LOG.
+# f2_tap_count LOG: "PASS FAIL SKIP" of LOG's results, a guest's console
+# in KTAP's nesting: its scripts' steps at the left margin, each program
+# they ran (steps.sh's run_tap) a subtest below its "# Subtest:" line,
+# indented by four spaces, with its own plan. Every result counts, at
+# any depth; a subtest whose results do not match its plan (none, a
+# second one, more or fewer results: a program that died half way) is
+# one failure more, whatever its step said.
 f2_tap_count() {
 	tr -d '\r' <"$1" | awk '
-		/^ok .*# SKIP/ { s++; next }
-		/^ok / { p++ }
-		/^not ok / { f++ }
-		END { printf "%d %d %d\n", p, f, s }'
+		function close_sub() {
+			if (open && (plans != 1 || n != plan))
+				f++
+			open = 0
+		}
+		/^    # Subtest: / { close_sub(); open = 1; n = plans = plan = 0; next }
+		open && /^    1\.\.[0-9]+/ { plans++; plan = substr($1, 4) + 0; next }
+		open && /^    (not )?ok / { n++ }
+		/^ *ok .*# SKIP/ { s++ }
+		/^ *ok / && !/# SKIP/ { p++ }
+		/^ *not ok / { f++ }
+		!/^    / { close_sub() }
+		END { close_sub(); printf "%d %d %d\n", p, f, s }'
 }

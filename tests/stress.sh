@@ -76,7 +76,7 @@ for t in "${targets[@]}"; do
 	f2_boot "$out/f2" "$out/initrd.cpio.gz" "$out/console.log" \
 		-t "$deadline" ${append:+-a "$append"} >"$out/verdict"
 	rc=$?
-	tr -d '\r' <"$out/console.log" | grep -E '^(not )?ok |^# '
+	tr -d '\r' <"$out/console.log" | grep -E '^ *(not )?ok |^ *# '
 	cat "$out/verdict"
 	read -r p f s < <(f2_tap_count "$out/console.log")
 	[ "$rc" != 0 ] && [ "$f" = 0 ] && f=1

@@ -208,7 +208,7 @@ for boot in $boots; do
 		-drive "file=$out/f2.img,if=virtio,format=raw,readonly=on" \
 		"${esp[@]}" >"$out/verdict-$boot"
 	rc=$?
-	tr -d '\r' <"$out/console-$boot.log" | grep -E '^(not )?ok |^# '
+	tr -d '\r' <"$out/console-$boot.log" | grep -E '^ *(not )?ok |^ *# '
 	cat "$out/verdict-$boot"
 	read -r bp bf bs < <(f2_tap_count "$out/console-$boot.log")
 	[ "$rc" != 0 ] && [ "$bf" = 0 ] && bf=1

@@ -20,14 +20,20 @@ tap_plan_ok() {
 		/^(not )?ok / { n++ }
 		END { exit (plans == 1 && n == plan) ? 0 : 1 }' "$1"
 }
-# run_tap <command...>: runs it, its output shown; rc_ is its exit code,
-# or 1 if it exited 0 but its TAP plan and its results disagree
+# run_tap <command...>: runs it, its output shown as a KTAP subtest (the
+# "# Subtest:" line, then its lines indented by four spaces: the host
+# parses them as the program's own document, f2_tap_count); rc_ is its
+# exit code, or 1 if it exited 0 but its TAP plan and its results disagree
 run_tap() {
 	rm -f /tmp/run.$$.rc
-	{ "$@"; echo $? >/tmp/run.$$.rc; } 2>&1 | tee /tmp/run.$$.out
+	echo "    # Subtest: $*"
+	# (line by line, whatever stdout is: a console log ends where the
+	# guest stopped)
+	{ "$@"; echo $? >/tmp/run.$$.rc; } 2>&1 | tee /tmp/run.$$.out |
+		awk '{ print "    " $0; fflush() }'
 	rc_=$(cat /tmp/run.$$.rc 2>/dev/null || echo 1)
 	if [ "$rc_" = 0 ] && ! tap_plan_ok /tmp/run.$$.out; then
-		echo "# $*: its TAP plan and its results disagree"
+		echo "    # $*: its TAP plan and its results disagree"
 		rc_=1
 	fi
 	rm -f /tmp/run.$$.rc /tmp/run.$$.out

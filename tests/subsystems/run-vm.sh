@@ -119,7 +119,9 @@ make_images() {
 split_results() {
 	rm -rf "$2"
 	mkdir -p "$2"
+	# (a program's lines are a KTAP subtest: indented by four spaces)
 	tr -d '\r' <"$1" | awk -v dir="$2" '
+		{ sub(/^    /, "") }
 		/^# gk-run / { out = dir "/" $3 "." $4 "." $5; printf "" >out; next }
 		/^# gk-end / {
 			if (out != "") {
@@ -181,7 +183,7 @@ fresh() {
 
 # emit LOG: its TAP lines (and the verdict) on stdout.
 emit() {
-	tr -d '\r' <"$1" | grep -E '^(not )?ok |^# (gk-run|gk-end|=====|Totals|harness)'
+	tr -d '\r' <"$1" | grep -E '^ *(not )?ok |^ *# (gk-run|gk-end|=====|Totals|harness)'
 }
 
 run_host() {

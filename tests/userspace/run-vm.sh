@@ -129,7 +129,7 @@ depmod -b "$stage/mods" "$KREL" || die "depmod failed"
 
 f2_boot "$stage" "$out/initrd.cpio.gz" "$out/console.log" -t 900 >"$out/verdict"
 rc=$?
-tr -d '\r' <"$out/console.log" | grep -E '^(not )?ok |^# harness steps|^# Totals'
+tr -d '\r' <"$out/console.log" | grep -E '^ *(not )?ok |^ *# harness steps|^ *# Totals'
 cat "$out/verdict"
 read -r p f s < <(f2_tap_count "$out/console.log")
 echo "userspace $KREL: $p passed, $f failed, $s skipped"

@@ -45,7 +45,7 @@ for q in system debian13 trixie; do
 	f2_boot "$out/f2" "$out/initrd.cpio.gz" "$out/console.log" -q "$q" \
 		-t 1800 -I 120 >"$out/verdict"
 	r=$?
-	tr -d '\r' <"$out/console.log" | grep -E '^(not )?ok |toggles,|soft lockup' | tail -n 8
+	tr -d '\r' <"$out/console.log" | grep -E '^ *(not )?ok |toggles,|soft lockup' | tail -n 8
 	cat "$out/verdict"
 	[ "$q" = trixie ] && [ "$r" != 0 ] && rc=1
 done
