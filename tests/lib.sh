@@ -342,9 +342,12 @@ f2_host_oracle() {
 # indented by four spaces, with its own plan. Every result counts, at
 # any depth; a subtest whose results do not match its plan (none, a
 # second one, more or fewer results: a program that died half way) is
-# one failure more, whatever its step said.
+# one failure more, whatever its step said. With RC, the guest's exit
+# status from f2_boot (tests/vm/run.sh): a guest that failed (RC != 0)
+# with no failing result (it died, or its verdict found a kernel bug on
+# the console) counts one failure.
 f2_tap_count() {
-	tr -d '\r' <"$1" | awk '
+	tr -d '\r' <"$1" | awk -v rc="${2:-0}" '
 		function close_sub() {
 			if (open && (plans != 1 || n != plan))
 				f++
@@ -359,5 +362,10 @@ f2_tap_count() {
 		# (the kernel log shares the console: only a TAP line at the
 		# margin, a result or a comment, ends a subtest)
 		/^(ok |not ok |# )/ { close_sub() }
-		END { close_sub(); printf "%d %d %d\n", p, f, s }'
+		END {
+			close_sub()
+			if (rc != 0 && f == 0)
+				f = 1
+			printf "%d %d %d\n", p, f, s
+		}'
 }

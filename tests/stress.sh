@@ -78,8 +78,7 @@ for t in "${targets[@]}"; do
 	rc=$?
 	tr -d '\r' <"$out/console.log" | grep -E '^ *(not )?ok |^ *# '
 	cat "$out/verdict"
-	read -r p f s < <(f2_tap_count "$out/console.log")
-	[ "$rc" != 0 ] && [ "$f" = 0 ] && f=1
+	read -r p f s < <(f2_tap_count "$out/console.log" "$rc")
 	[ "$rc" = 0 ] && [ "$f" = 0 ] || status=1
 	echo "F2-ROW|$t|$KREL${append:+ $append}|$p|$f|$s|$(sed -n 's/^verdict: //p' "$out/verdict")"
 done

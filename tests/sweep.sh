@@ -88,7 +88,7 @@ for s in "${series_list[@]}"; do
 		load=$(sed -n 's/^F2-RESULT load //p' <<<"$log" | tail -n 1)
 		unload=$(sed -n 's/^F2-RESULT unload //p' <<<"$log" | tail -n 1)
 		# every result, the 32-bit program's nested ones included
-		read -r ok nok skipped < <(f2_tap_count "$k/console.log")
+		read -r ok nok skipped < <(f2_tap_count "$k/console.log" "$rc")
 		ok=$((ok + skipped))
 		console=clean
 		grep -q 'kernel:' "$k/verdict" && console=DIRTY

@@ -210,8 +210,7 @@ for boot in $boots; do
 	rc=$?
 	tr -d '\r' <"$out/console-$boot.log" | grep -E '^ *(not )?ok |^ *# '
 	cat "$out/verdict-$boot"
-	read -r bp bf bs < <(f2_tap_count "$out/console-$boot.log")
-	[ "$rc" != 0 ] && [ "$bf" = 0 ] && bf=1
+	read -r bp bf bs < <(f2_tap_count "$out/console-$boot.log" "$rc")
 	p=$((p + bp)) f=$((f + bf)) s=$((s + bs))
 	verdict=$(sed -n 's/^verdict: //p' "$out/verdict-$boot")
 	[ "$rc" = 0 ] || { status=1; break; }

@@ -131,7 +131,7 @@ f2_boot "$stage" "$out/initrd.cpio.gz" "$out/console.log" -t 900 >"$out/verdict"
 rc=$?
 tr -d '\r' <"$out/console.log" | grep -E '^ *(not )?ok |^ *# harness steps|^ *# Totals'
 cat "$out/verdict"
-read -r p f s < <(f2_tap_count "$out/console.log")
+read -r p f s < <(f2_tap_count "$out/console.log" "$rc")
 echo "userspace $KREL: $p passed, $f failed, $s skipped"
 [ "$rc" = 0 ] && [ "$f" = 0 ] && exit 0
 [ "$rc" = 2 ] && exit 2
