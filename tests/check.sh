@@ -102,7 +102,7 @@ done
 # dkms_placeholder OUT: for a kernel that has fchmodat2, DKMS builds the
 # placeholder (module/placeholder.c: Debian 12's DKMS would fail the
 # kernel's installation for a module it excludes), which says so in its
-# description; the guest sees it refuse to load (native.sh).
+# description; the guest sees it refuse to load (native-row.sh).
 dkms_placeholder() {
 	f2_dkms_build "$1/dkms" &&
 		modinfo -F description "$1/dkms/fchmodat2.ko" |
@@ -348,7 +348,7 @@ if [ "${#st_targets[@]}" -gt 0 ]; then
 	echo "== stress (short): ${st_targets[*]}"
 	"$top/tests/stress.sh" --short "${st_targets[@]}" >"$B/stress.tap" 2>&1
 	rc=$?
-	grep -E '^ *not ok|^verdict|^# per cycle' "$B/stress.tap"
+	grep -E '^ *not ok|^verdict|^ *# per cycle' "$B/stress.tap"
 	st_fail=0
 	while IFS='|' read -r _ t krel p f s verdict; do
 		pass=$((pass + p)) st_fail=$((st_fail + f)) skip=$((skip + s))

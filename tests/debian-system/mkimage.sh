@@ -6,7 +6,8 @@
 # newest kernel (Debian 12's 6.1: SUITE bookworm, the default; Debian 11's
 # 5.10: bullseye), and that kernel. Made once with mmdebstrap from this
 # machine's apt sources (tests/vm/apt-mirrors.sh) and kept in
-# $f2_cache/realsys/SUITE-vN/ (tests/vm/cache.sh): bump image_version
+# $f2_cache/realsys/SUITE-vN/ (tests/vm/cache.sh; the lane's first name,
+# kept so that cached images stay valid): bump image_version
 # below whenever what goes into the image changes. Prints the env file
 # (RELEASE, ROOTFS, VMLINUZ, INITRD, KREL, CLOUD_KREL; UPGRADE_KREL and EFI
 # for Debian 12). Needs root for mmdebstrap (device nodes, file owners): run

@@ -27,10 +27,12 @@ tap_plan_ok() {
 run_tap() {
 	rm -f /tmp/run.$$.rc
 	echo "    # Subtest: $*"
-	# (line by line, whatever stdout is: a console log ends where the
-	# guest stopped)
+	# (line by line, whatever stdout is and whichever awk the system has:
+	# mawk buffers a pipe; a console log must end where the guest stopped)
 	{ "$@"; echo $? >/tmp/run.$$.rc; } 2>&1 | tee /tmp/run.$$.out |
-		awk '{ print "    " $0; fflush() }'
+		while IFS= read -r l_ || [ -n "$l_" ]; do
+			printf '    %s\n' "$l_"
+		done
 	rc_=$(cat /tmp/run.$$.rc 2>/dev/null || echo 1)
 	if [ "$rc_" = 0 ] && ! tap_plan_ok /tmp/run.$$.out; then
 		echo "    # $*: its TAP plan and its results disagree"

@@ -183,7 +183,7 @@ fresh() {
 
 # emit LOG: its TAP lines (and the verdict) on stdout.
 emit() {
-	tr -d '\r' <"$1" | grep -E '^ *(not )?ok |^ *# (gk-run|gk-end|=====|Totals|harness)'
+	tr -d '\r' <"$1" | grep -E '^ *(not )?ok |^ *# (Subtest|gk-run|gk-end|=====|Totals|harness)'
 }
 
 run_host() {
