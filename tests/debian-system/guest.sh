@@ -307,14 +307,18 @@ native_boot() {
 # --- the second kernel of the series, installed in boot 2
 
 # loaded_at_boot KREL: the unit loaded the module DKMS built for KREL at
-# boot, and it serves
+# boot (the package's version; its next one after make check-full's
+# upgrade), and it serves
 loaded_at_boot() {
-	local jr
+	local jr want=$ver
+	# make check-full upgraded the package in boot 2: DKMS then built the
+	# new version for every installed kernel, this one included
+	[ -f "$F2/NEXT" ] && want=$(cat "$F2/NEXT")
 	system_checks "$1"
 	jr=$(journalctl -b -u fchmodat2.service --no-pager -o cat)
 	echo "$jr" | sed 's/^/#   /'
 	[ -d /sys/module/fchmodat2 ] &&
-		echo "$jr" | grep -q "fchmodat2: module loaded (version $ver)" &&
+		echo "$jr" | grep -q "fchmodat2: module loaded (version $want)" &&
 		[ "$(systemctl show -P Result fchmodat2.service)" = success ]
 	step $? "fchmodat2.service loaded the module at boot, and succeeded"
 	case $(modinfo -n fchmodat2 2>/dev/null) in
