@@ -13,11 +13,14 @@
 
 t_=/sys/kernel/tracing
 [ -d "$t_/events" ] || mount -t tracefs nodev "$t_"
+# tr_symbol FUNC: FUNC as kallsyms names it (syscall_trace_enter.constprop.0)
+tr_symbol() {
+	sed -n "s/^[0-9a-f]* [tT] \\($1\\(\\.[a-z0-9.]*\\)\\{0,1\\}\\)\$/\\1/p" \
+		/proc/kallsyms | head -n 1
+}
 tr_hook=syscall_trace_enter
 [ "$(uname -m)" = aarch64 ] && tr_hook=sys_ni_syscall
-# the hook's symbol as kallsyms names it (syscall_trace_enter.constprop.0)
-tr_sym=$(sed -n "s/^[0-9a-f]* [tT] \\($tr_hook\\(\\.[a-z0-9.]*\\)\\{0,1\\}\\)\$/\\1/p" \
-	/proc/kallsyms | head -n 1)
+tr_sym=$(tr_symbol "$tr_hook")
 : >/tmp/tr.f && chmod 0644 /tmp/tr.f
 
 # tr_probes STAGE: place the probes; on the first call (without the
@@ -196,6 +199,13 @@ bpf_hook_without() {
 # tracers_native: the oracle (6.12, 452 native)
 tracers_native() {
 	tr_native=1
+	# arm64: natively 452 runs its own function and never reaches
+	# sys_ni_syscall (where the module answers it): the oracle's
+	# probes and BPF programs are on that function
+	if [ "$(uname -m)" = aarch64 ]; then
+		tr_hook=__arm64_sys_fchmodat2
+		tr_sym=$(tr_symbol "$tr_hook")
+	fi
 	tr_probes "6.12"
 	tr_calls "6.12" 1
 	tr_probes_off "6.12"

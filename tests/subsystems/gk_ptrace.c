@@ -24,35 +24,148 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 
-#ifdef __x86_64__
+#include <sys/uio.h>
+#include <linux/elf.h>
+
+/*
+ * The registers a tracer reads and writes at a stop, per ABI: the system
+ * call number, the result and the first four arguments. x86 keeps them in
+ * user_regs_struct (the number in orig_ax); AArch64 in the NT_PRSTATUS
+ * regset, the number in NT_ARM_SYSTEM_CALL (x8 is only what the task
+ * passed); AArch32 in struct user_regs, the number set with
+ * PTRACE_SET_SYSCALL (r7 is only what the task passed). On arm the result
+ * and the first argument are one register, r0/x0.
+ */
+#if defined(__x86_64__)
 #define GK_ARCH		AUDIT_ARCH_X86_64
-#define R_NR		orig_rax
-#define R_RET		rax
-#define R_A0		rdi
-#define R_A1		rsi
-#define R_A2		rdx
-#define R_A3		r10
-#else
+#define gk_regs struct user_regs_struct
+#define R_NR(r)		((r)->orig_rax)
+#define R_RET(r)	((r)->rax)	/* the number came in it */
+#define R_A0(r)		((r)->rdi)
+#define R_A1(r)		((r)->rsi)
+#define R_A2(r)		((r)->rdx)
+#define R_A3(r)		((r)->r10)
+#elif defined(__i386__)
 #define GK_ARCH		AUDIT_ARCH_I386
-#define R_NR		orig_eax
-#define R_RET		eax
-#define R_A0		ebx
-#define R_A1		ecx
-#define R_A2		edx
-#define R_A3		esi
+#define gk_regs struct user_regs_struct
+#define R_NR(r)		((r)->orig_eax)
+#define R_RET(r)	((r)->eax)	/* the number came in it */
+#define R_A0(r)		((r)->ebx)
+#define R_A1(r)		((r)->ecx)
+#define R_A2(r)		((r)->edx)
+#define R_A3(r)		((r)->esi)
+#elif defined(__aarch64__)
+#define GK_ARCH		AUDIT_ARCH_AARCH64
+#define gk_regs struct user_regs_struct	/* glibc's user_pt_regs */
+#define R_PASSED(r)	((r)->regs[8])	/* the number came in it */
+#define R_RET(r)	((r)->regs[0])
+#define R_A0(r)		((r)->regs[0])
+#define R_A1(r)		((r)->regs[1])
+#define R_A2(r)		((r)->regs[2])
+#define R_A3(r)		((r)->regs[3])
+#elif defined(__arm__)
+#define GK_ARCH		AUDIT_ARCH_ARM
+#ifndef PTRACE_SET_SYSCALL
+#define PTRACE_SET_SYSCALL	23
+#endif
+#define gk_regs struct user_regs
+#define R_NR(r)		((r)->uregs[7])	/* the number came in it */
+#define R_PASSED(r)	R_NR(r)
+#define R_RET(r)	((r)->uregs[0])
+#define R_A0(r)		((r)->uregs[0])
+#define R_A1(r)		((r)->uregs[1])
+#define R_A2(r)		((r)->uregs[2])
+#define R_A3(r)		((r)->uregs[3])
+#else
+#error "gk_ptrace knows x86_64, i386, AArch64 and AArch32"
 #endif
 
 static char work[PATH_MAX / 2];
 static int wfd = -1;
 
-/* What a tracer hook gets at each system call stop. */
+/*
+ * What a tracer hook gets at each system call stop: the number, result and
+ * arguments as the tracer sees them; a hook changes them and sets
+ * regs_changed, and the tracer writes back what differs.
+ */
 struct stop {
 	pid_t pid;
 	bool entry;		/* else exit */
 	struct __ptrace_syscall_info info;
-	struct user_regs_struct regs;
+	long nr, ret, arg[4];
 	bool regs_changed;
+	gk_regs raw;		/* as read */
 };
+
+static int get_regs(pid_t pid, gk_regs *r, long *nr)
+{
+#if defined(__aarch64__)
+	struct iovec iov = { r, sizeof(*r) };
+	int n;
+	struct iovec iov_nr = { &n, sizeof(n) };
+
+	if (ptrace(PTRACE_GETREGSET, pid, (void *)NT_PRSTATUS, &iov) ||
+	    ptrace(PTRACE_GETREGSET, pid, (void *)NT_ARM_SYSTEM_CALL, &iov_nr))
+		return -1;
+	*nr = n;
+	return 0;
+#else
+	if (ptrace(PTRACE_GETREGS, pid, NULL, r))
+		return -1;
+	*nr = (long)R_NR(r);
+	return 0;
+#endif
+}
+
+/* Read a stop's registers into @s. */
+static int read_stop(struct stop *s)
+{
+	gk_regs *r = &s->raw;
+
+	if (get_regs(s->pid, r, &s->nr))
+		return -1;
+	s->ret = (long)R_RET(r);
+	s->arg[0] = (long)R_A0(r);
+	s->arg[1] = (long)R_A1(r);
+	s->arg[2] = (long)R_A2(r);
+	s->arg[3] = (long)R_A3(r);
+	return 0;
+}
+
+/*
+ * Write back @s as the hook left it: the arguments, then the result if the
+ * hook changed it (on arm both are r0/x0), then the number.
+ */
+static int write_stop(struct stop *s)
+{
+	gk_regs r = s->raw;
+
+	R_A0(&r) = s->arg[0];
+	R_A1(&r) = s->arg[1];
+	R_A2(&r) = s->arg[2];
+	R_A3(&r) = s->arg[3];
+	if (s->ret != (long)R_RET(&s->raw))
+		R_RET(&r) = s->ret;
+#if defined(__aarch64__)
+	{
+		struct iovec iov = { &r, sizeof(r) };
+		int n = s->nr;
+		struct iovec iov_nr = { &n, sizeof(n) };
+
+		return ptrace(PTRACE_SETREGSET, s->pid, (void *)NT_PRSTATUS,
+			      &iov) ||
+		       ptrace(PTRACE_SETREGSET, s->pid,
+			      (void *)NT_ARM_SYSTEM_CALL, &iov_nr) ? -1 : 0;
+	}
+#elif defined(__arm__)
+	return ptrace(PTRACE_SETREGS, s->pid, NULL, &r) ||
+	       ptrace(PTRACE_SET_SYSCALL, s->pid, NULL, (void *)s->nr) ?
+	       -1 : 0;
+#else
+	R_NR(&r) = s->nr;
+	return ptrace(PTRACE_SETREGS, s->pid, NULL, &r) ? -1 : 0;
+#endif
+}
 
 static int fixture(void)
 {
@@ -117,14 +230,14 @@ static int run_traced(void (*body)(void), void (*hook)(struct stop *s))
 		s.pid = pid;
 		if (ptrace(PTRACE_GET_SYSCALL_INFO, pid, (void *)sizeof(s.info),
 			   &s.info) <= 0 ||
-		    ptrace(PTRACE_GETREGS, pid, NULL, &s.regs)) {
+		    read_stop(&s)) {
 			setup_error("reading the stop", "", errno);
 			continue;
 		}
 		s.entry = s.info.op != PTRACE_SYSCALL_INFO_EXIT;
 		hook(&s);
-		if (s.regs_changed && ptrace(PTRACE_SETREGS, pid, NULL, &s.regs))
-			setup_error("PTRACE_SETREGS", "", errno);
+		if (s.regs_changed && write_stop(&s))
+			setup_error("writing the registers", "", errno);
 	}
 }
 
@@ -182,17 +295,17 @@ static void h_record(struct stop *s)
 				    entry_path[seen_entries],
 				    sizeof(entry_path[0]));
 		}
-		if ((unsigned long)s->regs.R_NR != __NR_fchmodat2 ||
+		if ((unsigned long)s->nr != __NR_fchmodat2 ||
 		    s->info.arch != GK_ARCH) {
-			t_fail("entry: orig_ax %ld, arch 0x%x",
-			       (long)s->regs.R_NR, s->info.arch);
+			t_fail("entry: number %ld, arch 0x%x",
+			       s->nr, s->info.arch);
 		}
 		seen_entries++;
 	} else if (!s->entry && seen_entries > seen_exits) {
 		if (seen_exits < 4)
 			exit_rval[seen_exits] = s->info.exit.rval;
-		if ((long)s->regs.R_RET != (long)s->info.exit.rval) {
-			t_fail("exit: ax %ld, rval %lld", (long)s->regs.R_RET,
+		if (s->ret != (long)s->info.exit.rval) {
+			t_fail("exit: ax %ld, rval %lld", s->ret,
 			       (long long)s->info.exit.rval);
 		}
 		seen_exits++;
@@ -236,8 +349,8 @@ static void b_452_becomes_getpid(void)
 
 static void h_452_to_getpid(struct stop *s)
 {
-	if (s->entry && (unsigned long)s->regs.R_NR == __NR_fchmodat2) {
-		s->regs.R_NR = SYS_getpid;
+	if (s->entry && (unsigned long)s->nr == __NR_fchmodat2) {
+		s->nr = SYS_getpid;
 		s->regs_changed = true;
 	}
 }
@@ -260,9 +373,9 @@ static void b_getpid_becomes_452(void)
 
 static void h_getpid_to_452(struct stop *s)
 {
-	if (s->entry && s->regs.R_NR == SYS_getpid &&
-	    (int)s->regs.R_A0 == wfd && s->regs.R_A2 == 0600) {
-		s->regs.R_NR = __NR_fchmodat2;
+	if (s->entry && s->nr == SYS_getpid &&
+	    (int)s->arg[0] == wfd && s->arg[2] == 0600) {
+		s->nr = __NR_fchmodat2;
 		s->regs_changed = true;
 	}
 }
@@ -276,6 +389,37 @@ static void tracer_changes_getpid_to_452_at_entry_obeyed(void)
 	EXPECT_MODE(wfd, "link", S_IFLNK | 0777);
 }
 
+static void b_passed_register(void)
+{
+	EXPECT_OK(sys_fchmodat2(wfd, "file", 0600, 0));
+}
+
+/*
+ * The register the task passed the number in is not the number once the
+ * call has entered: x86 moved it to orig_ax and holds -ENOSYS in ax, arm64
+ * keeps it in syscallno (NT_ARM_SYSTEM_CALL, PTRACE_SET_SYSCALL). A tracer
+ * that writes getpid's number there changes nothing: the call is 452.
+ */
+static void h_passed_register(struct stop *s)
+{
+	if (!s->entry || (unsigned long)s->nr != __NR_fchmodat2)
+		return;
+#ifdef R_PASSED
+	R_PASSED(&s->raw) = SYS_getpid;
+#else
+	s->ret = SYS_getpid;
+#endif
+	s->regs_changed = true;
+}
+
+static void tracer_writes_the_register_the_number_came_in_call_stays_452(void)
+{
+	if (fixture())
+		return;
+	expect_exit_0(run_traced(b_passed_register, h_passed_register));
+	EXPECT_MODE(wfd, "file", S_IFREG | 0600);
+}
+
 static void b_args_changed(void)
 {
 	/* the tracer makes it 0640 on "file", then NOFOLLOW on "link" */
@@ -285,12 +429,12 @@ static void b_args_changed(void)
 
 static void h_args(struct stop *s)
 {
-	if (!s->entry || (unsigned long)s->regs.R_NR != __NR_fchmodat2)
+	if (!s->entry || (unsigned long)s->nr != __NR_fchmodat2)
 		return;
-	if (s->regs.R_A2 == 0600)
-		s->regs.R_A2 = 0640;
-	else if (s->regs.R_A2 == 0604)
-		s->regs.R_A3 = AT_SYMLINK_NOFOLLOW;
+	if (s->arg[2] == 0600)
+		s->arg[2] = 0640;
+	else if (s->arg[2] == 0604)
+		s->arg[3] = AT_SYMLINK_NOFOLLOW;
 	s->regs_changed = true;
 }
 
@@ -312,13 +456,13 @@ static void h_skip(struct stop *s)
 {
 	static bool skipped;
 
-	if (s->entry && (unsigned long)s->regs.R_NR == __NR_fchmodat2) {
-		s->regs.R_NR = -1;	/* skip the call */
+	if (s->entry && (unsigned long)s->nr == __NR_fchmodat2) {
+		s->nr = -1;	/* skip the call */
 		s->regs_changed = true;
 		skipped = true;
 	} else if (!s->entry && skipped) {
 		/* a skipped call returns what the tracer says */
-		s->regs.R_RET = 4242;
+		s->ret = 4242;
 		s->regs_changed = true;
 		skipped = false;
 	}
@@ -342,10 +486,10 @@ static void h_rewrite_exit(struct stop *s)
 	static bool in_452;
 
 	if (s->entry) {
-		in_452 = (unsigned long)s->regs.R_NR == __NR_fchmodat2;
+		in_452 = (unsigned long)s->nr == __NR_fchmodat2;
 	} else if (in_452) {
 		EXPECT_EQ(s->info.exit.rval, 0);
-		s->regs.R_RET = -EXDEV;
+		s->ret = -EXDEV;
 		s->regs_changed = true;
 		in_452 = false;
 	}
@@ -401,9 +545,9 @@ static void h_seccomp(struct stop *s)
 	seccomp_stops++;
 	EXPECT_EQ(s->info.seccomp.nr, __NR_fchmodat2);
 	seccomp_msg = s->info.seccomp.ret_data;
-	if (s->regs.R_A2 == 0604) {
-		s->regs.R_NR = -1;
-		s->regs.R_RET = -EACCES;
+	if (s->arg[2] == 0604) {
+		s->nr = -1;
+		s->ret = -EACCES;
 		s->regs_changed = true;
 	}
 }
@@ -424,6 +568,7 @@ static const struct gk_case cases[] = {
 	GK_CASE(entry_stop_shows_452_and_args_exit_stop_the_result),
 	GK_CASE(tracer_changes_452_to_getpid_at_entry_obeyed),
 	GK_CASE(tracer_changes_getpid_to_452_at_entry_obeyed),
+	GK_CASE(tracer_writes_the_register_the_number_came_in_call_stays_452),
 	GK_CASE(tracer_changes_arguments_at_entry_obeyed),
 	GK_CASE(tracer_skips_452_at_entry_and_sets_its_result),
 	GK_CASE(tracer_rewrites_result_at_exit_call_still_done),

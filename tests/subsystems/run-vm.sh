@@ -12,6 +12,9 @@
 #   6.1    Debian 12's kernel in QEMU with fchmodat2.ko (built by DKMS)
 #   6.1-debug  the debug kernel (tests/vm/build-debug-kernel.sh: KASAN,
 #          lockdep, no symlink block in notify_change), with fchmodat2.ko
+#   6.12-arm64, 6.1-arm64, 5.10-arm64  the same on arm64 (QEMU virt):
+#          AArch64 and AArch32 callers, Debian 13's arm64 userland; a
+#          module series is compared with 6.12-arm64 only
 #
 # Sets (build/subsystems/SERIES/results/SET.FS.BITS): test (the test
 # program), fs, creds, acl (POSIX ACLs) on tmpfs, ext4, xfs, btrfs; vfs
@@ -45,14 +48,18 @@ G=$B/subsystems
 # what each series' guest does: its MODE in the matrix (tests/lib.sh)
 f2_matrix_init
 progs=(gk_fs gk_seccomp gk_ptrace gk_creds gk_lsm gk_acl gk_vfs gk_audit gk_nfs)
-# Debian 13's userland for the real-client, strace and AppArmor sets
-trixie_debs=(libc6 coreutils apparmor strace libunwind8 liblzma5)
-trixie_files=(usr/lib64/ld-linux-x86-64.so.2 usr/lib/x86_64-linux-gnu/libc.so.6
+# Debian 13's userland for the real-client, strace and AppArmor sets, per
+# architecture (on arm64 strace needs no libunwind)
+trixie_debs_amd64=(libc6 coreutils apparmor strace libunwind8 liblzma5)
+trixie_files_amd64=(usr/lib64/ld-linux-x86-64.so.2 usr/lib/x86_64-linux-gnu/libc.so.6
 	      usr/bin/chmod usr/sbin/apparmor_parser usr/bin/strace
 	      usr/lib/x86_64-linux-gnu/libunwind-ptrace.so.0
 	      usr/lib/x86_64-linux-gnu/libunwind-x86_64.so.8
 	      usr/lib/x86_64-linux-gnu/libunwind.so.8
 	      usr/lib/x86_64-linux-gnu/liblzma.so.5)
+trixie_debs_arm64=(libc6 coreutils apparmor strace)
+trixie_files_arm64=(usr/lib/ld-linux-aarch64.so.1 usr/lib/aarch64-linux-gnu/libc.so.6
+	      usr/bin/chmod usr/sbin/apparmor_parser usr/bin/strace)
 status=0
 
 fail() {
@@ -60,17 +67,39 @@ fail() {
 	status=1
 }
 
-# build_programs: the test program and ours, static, 64- and 32-bit, into
-# $G/bin; $G/stamp identifies them and the scenario scripts.
-build_programs() {
-	local flags=(-O2 -Wall -Wextra -Werror -static -pthread) p
+# arch_of SERIES: amd64, or arm64 for an arm64 series (SERIES-arm64...)
+arch_of() {
+	case $1 in
+	*-arm64 | *-arm64-*) echo arm64 ;;
+	*) echo amd64 ;;
+	esac
+}
 
-	rm -rf "${G:?}/bin"
-	mkdir -p "$G/bin"
-	# as the Makefile does: without gcc-multilib (which a cross
-	# linux-libc-dev displaces), -m32 finds the bi-arch <asm/...> headers
-	# in the host's multiarch directory
-	local m32=(-m32 -isystem "/usr/include/$(gcc -print-multiarch)")
+# adir ARCH: where ARCH's programs, Debian 13 files and stamp are
+# ($G for amd64, $G/arm64 for arm64).
+adir() {
+	if [ "$1" = arm64 ]; then echo "$G/arm64"; else echo "$G"; fi
+}
+
+# build_programs ARCH: the test program and ours, static, 64- and 32-bit
+# (x86_64 and i386; AArch64 and AArch32), into ADIR/bin; ADIR/stamp
+# identifies them and the scenario scripts.
+build_programs() {
+	local arch=$1 d flags=(-O2 -Wall -Wextra -Werror -static -pthread) p
+	local cc cc32
+
+	d=$(adir "$arch")
+	rm -rf "${d:?}/bin"
+	mkdir -p "$d/bin"
+	if [ "$arch" = arm64 ]; then
+		cc=(aarch64-linux-gnu-gcc) cc32=(arm-linux-gnueabihf-gcc)
+	else
+		# as the Makefile does: without gcc-multilib (which a cross
+		# linux-libc-dev displaces), -m32 finds the bi-arch
+		# <asm/...> headers in the host's multiarch directory
+		cc=(gcc)
+		cc32=(gcc -m32 -isystem "/usr/include/$(gcc -print-multiarch)")
+	fi
 	for p in fchmodat2_test f2call "${progs[@]}"; do
 		local src=("$here/$p.c")
 
@@ -78,25 +107,26 @@ build_programs() {
 		fchmodat2_test) src=("$top"/tests/fchmodat2_test/*.c) ;;
 		f2call) src=("$top/tests/$p.c") ;;
 		esac
-		gcc "${flags[@]}" -o "$G/bin/$p" "${src[@]}" &&
-			gcc "${m32[@]}" "${flags[@]}" -o "$G/bin/${p}32" "${src[@]}" ||
+		"${cc[@]}" "${flags[@]}" -o "$d/bin/$p" "${src[@]}" &&
+			"${cc32[@]}" "${flags[@]}" -o "$d/bin/${p}32" "${src[@]}" ||
 			return 1
 	done
 	# dynamic on purpose: it runs on Debian 13's glibc
-	gcc -O2 -Wall -Wextra -Werror -o "$G/bin/gk_libc" "$here/gk_libc.c" &&
-		gcc "${flags[@]}" -o "$G/bin/gk_tree" "$here/gk_tree.c" || return 1
-	"$top/tests/vm/fetch-debs.sh" trixie "$G/trixie-root" "${trixie_debs[@]}" \
-		>"$G/trixie.versions" || return 1
-	rm -rf "$G/trixie"
-	for p in "${trixie_files[@]}"; do
-		mkdir -p "$G/trixie/$(dirname "$p")"
-		cp -L "$G/trixie-root/$p" "$G/trixie/$p" || return 1
+	"${cc[@]}" -O2 -Wall -Wextra -Werror -o "$d/bin/gk_libc" "$here/gk_libc.c" &&
+		"${cc[@]}" "${flags[@]}" -o "$d/bin/gk_tree" "$here/gk_tree.c" || return 1
+	local -n debs=trixie_debs_$arch files=trixie_files_$arch
+	F2_DEBS_ARCH=$arch "$top/tests/vm/fetch-debs.sh" trixie "$d/trixie-root" \
+		"${debs[@]}" >"$d/trixie.versions" || return 1
+	rm -rf "$d/trixie"
+	for p in "${files[@]}"; do
+		mkdir -p "$d/trixie/$(dirname "$p")"
+		cp -L "$d/trixie-root/$p" "$d/trixie/$p" || return 1
 	done
-	rm -rf "$G/trixie-root"
-	cat "$G"/bin/* "$G/trixie.versions" "$here/run-vm.sh" \
+	rm -rf "$d/trixie-root"
+	cat "$d"/bin/* "$d/trixie.versions" "$here/run-vm.sh" \
 		"$here/guest.sh" "$here/host.sh" "$here/suite.sh" \
 		"$top/tests/guest/steps.sh" |
-		sha256sum | cut -c1-16 >"$G/stamp"
+		sha256sum | cut -c1-16 >"$d/stamp"
 }
 
 # make_images DIR: fresh, small ext4, xfs and btrfs images (sparse).
@@ -163,7 +193,7 @@ vm_stamp() {
 	local krel
 
 	krel=$(f2_kernel "$1" >/dev/null 2>&1 && echo "$KREL") || krel=unknown
-	echo "$(cat "$G/stamp") $krel"
+	echo "$(cat "$(adir "$(arch_of "$1")")/stamp") $krel"
 }
 
 # fresh LABEL: LABEL's results exist and come from the current binaries
@@ -230,9 +260,10 @@ run_host() {
 
 # run_vm SERIES: one boot of SERIES' kernel with the scenario.
 run_vm() {
-	local series=$1 mode out files=() mods=() q=() fs rc
+	local series=$1 mode out files=() mods=() q=() fs rc d
 
 	mode=$(f2_mode "$series")
+	d=$(adir "$(arch_of "$series")")
 	out=$G/$series
 	rm -rf "$out"
 	mkdir -p "$out"
@@ -241,7 +272,7 @@ run_vm() {
 		return 1
 	fi
 	echo "# == VM: $series ($KREL), $mode"
-	files=("$G"/bin/* "$here/suite.sh" "$top/tests/guest/steps.sh")
+	files=("$d"/bin/* "$here/suite.sh" "$top/tests/guest/steps.sh")
 	if [ "$mode" = module ]; then
 		if ! f2_dkms_build "$out/dkms" >"$out/build.log" 2>&1; then
 			tail -n 20 "$out/build.log" "$out/dkms/dkms.log"
@@ -251,7 +282,7 @@ run_vm() {
 		files+=("$out/dkms/fchmodat2.ko")
 	fi
 	f2_stage "$out/f2" "$here/guest.sh" "${files[@]}"
-	cp -a "$G/trixie" "$out/f2/trixie"
+	cp -a "$d/trixie" "$out/f2/trixie"
 	echo "$mode" >"$out/f2/gk-mode"
 	make_images "$out/img" || { fail "$series: mkfs failed"; return 1; }
 	for fs in ext4 xfs btrfs; do
@@ -271,12 +302,12 @@ run_vm() {
 	[ "$rc" = 0 ] || fail "$series: $(grep verdict: "$out/verdict")"
 	rm -rf "$out/img"
 	split_results "$out/console.log" "$out/results"
-	echo "$(cat "$G/stamp") $KREL" >"$out/stamp"
+	echo "$(cat "$d/stamp") $KREL" >"$out/stamp"
 }
 
 # compare REF RUN: per program run, per test, RUN's result against REF's.
 # A difference is explained only by a line of kernel-differences:
-#   RUN SET FS TEST REF_RESULT RUN_RESULT REASON_SUBSTRING  # why
+#   RUN[,RUN...] SET FS TEST REF_RESULT RUN_RESULT REASON_SUBSTRING  # why
 # (RUN_RESULT skip must carry REASON_SUBSTRING in its skip reason).
 compare() {
 	local ref=$1 run=$2 f base n=0 report
@@ -301,7 +332,8 @@ compare() {
 					if (l ~ /^[ \t]*(#|$)/) continue
 					sub(/[ \t]*#.*/, "", l)
 					m = split(l, w, /[ \t]+/)
-					if (w[1] != run || w[2] != k[1] || (w[3] != "*" && w[3] != k[2]))
+					if (index("," w[1] ",", "," run ",") == 0 || w[2] != k[1] ||
+					    (w[3] != "*" && w[3] != k[2]))
 						continue
 					reason = w[7]
 					for (i = 8; i <= m; i++) reason = reason " " w[i]
@@ -384,11 +416,19 @@ for s in "$@"; do
 		exit 2 ;;
 	esac
 done
-for t in mkfs.ext4 mkfs.xfs mkfs.btrfs qemu-system-x86_64; do
-	command -v "$t" >/dev/null || { echo "run-vm.sh: $t is missing (e2fsprogs, xfsprogs, btrfs-progs, qemu-system-x86)" >&2; exit 1; }
+for t in mkfs.ext4 mkfs.xfs mkfs.btrfs qemu-system-x86_64 qemu-system-aarch64; do
+	command -v "$t" >/dev/null || { echo "run-vm.sh: $t is missing (e2fsprogs, xfsprogs, btrfs-progs, qemu-system-x86, qemu-system-arm)" >&2; exit 1; }
 done
 mkdir -p "$G"
-build_programs || { echo "run-vm.sh: cannot build the test programs" >&2; exit 1; }
+# amd64's programs always (the host and the x86 references' stamps), arm64's
+# when an arm64 series is asked for
+archs=amd64
+for s in "$@"; do
+	[ "$(arch_of "$s")" = arm64 ] && archs="amd64 arm64" && break
+done
+for a in $archs; do
+	build_programs "$a" || { echo "run-vm.sh: cannot build the $a test programs" >&2; exit 1; }
+done
 
 # The runs go two at a time (F2_JOBS, as make check's rows): each in a
 # subshell, its output kept and printed whole in the order asked, its
@@ -420,28 +460,34 @@ while [ "$printed" -lt "${#labels[@]}" ]; do
 done
 
 # (a reference not asked for, e.g. run-vm.sh 6.1 alone, is made below)
+# The references of a module series: this machine and Debian 13's 6.12 on
+# x86_64; Debian 13's arm64 6.12 on arm64 (this machine runs no arm64
+# kernel).
 done_labels=" $* "
 for s in "$@"; do
-	case $s:$(f2_mode "$s") in
-	*:module)
-		for ref in host 6.12; do
-			if ! fresh "$ref" && [ "$done_labels" = "${done_labels/ $ref /}" ]; then
-				echo "# $ref results missing or from other binaries: making them"
-				if [ "$ref" = host ]; then run_host; else run_vm 6.12; fi
-				done_labels+="$ref "
-			fi
-			if fresh "$ref"; then
-				echo "# == $s compared with $ref"
-				compare "$ref" "$s"
-			else
-				fail "no results of $ref to compare $s with"
-			fi
-		done ;;
-	6.12:native)
+	case $s:$(f2_mode "$s"):$(arch_of "$s") in
+	*:module:amd64) refs="host 6.12" ;;
+	*:module:arm64) refs="6.12-arm64" ;;
+	6.12:native:*)
 		if fresh host; then
 			echo "# == 6.12 compared with host (both native)"
 			compare host 6.12
-		fi ;;
+		fi
+		continue ;;
+	*) continue ;;
 	esac
+	for ref in $refs; do
+		if ! fresh "$ref" && [ "$done_labels" = "${done_labels/ $ref /}" ]; then
+			echo "# $ref results missing or from other binaries: making them"
+			if [ "$ref" = host ]; then run_host; else run_vm "$ref"; fi
+			done_labels+="$ref "
+		fi
+		if fresh "$ref"; then
+			echo "# == $s compared with $ref"
+			compare "$ref" "$s"
+		else
+			fail "no results of $ref to compare $s with"
+		fi
+	done
 done
 exit "$status"

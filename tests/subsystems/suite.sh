@@ -140,9 +140,12 @@ gk_strace_sets() {
 }
 
 # gk_trixie DIR: the command prefix that runs DIR's (Debian 13's) dynamic
-# programs through DIR's own loader and glibc.
+# programs through DIR's own loader and glibc (x86_64 or AArch64).
 gk_trixie() {
-	echo "$1/usr/lib64/ld-linux-x86-64.so.2 --library-path $1/usr/lib/x86_64-linux-gnu"
+	case $(uname -m) in
+	aarch64) echo "$1/usr/lib/ld-linux-aarch64.so.1 --library-path $1/usr/lib/aarch64-linux-gnu" ;;
+	*) echo "$1/usr/lib64/ld-linux-x86-64.so.2 --library-path $1/usr/lib/x86_64-linux-gnu" ;;
+	esac
 }
 
 # gk_chmod_tap DIR TRIXIE EXPECT: Debian 13's chmod -R over a tree of

@@ -140,6 +140,7 @@ intact() {
 	# shellcheck disable=SC1091,SC2153 # the env file sets KDIR, MODDIR
 	[ -e "$dir/env" ] && (. "$dir/env" && [ -s "$VMLINUZ" ] &&
 		[ -e "$KDIR/Makefile" ] && [ -e "$MODDIR/modules.order" ] &&
+		{ [ -z "${BUSYBOX:-}" ] || [ -x "$BUSYBOX" ]; } &&
 		[ -n "$(find "$MODDIR" -name '*.ko*' -print -quit)" ])
 }
 pkg_field() {
@@ -271,7 +272,9 @@ fi
 kbuild_arch='' cross='' busybox=''
 if [ "$arch" = arm64 ]; then
 	kbuild_arch=arm64 cross=aarch64-linux-gnu- cc=aarch64-linux-gnu-gcc
+	# (Debian 13's busybox-static installs in /usr/bin)
 	busybox=$root/bin/busybox
+	[ -e "$busybox" ] || busybox=$root/usr/bin/busybox
 fi
 
 {
