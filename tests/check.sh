@@ -373,7 +373,8 @@ count "$B/subsystems.tap" "$rc"
 row "subsystems ($gk_series)" "$([ "$rc" = 0 ] && echo ok || echo FAIL)" - "$p" "$f" "$s" - -
 
 # The userspace scenario (library, preload shim with Debian 12's glibc and
-# no /proc, fchmodat2ctl) in its own boot of the x86_64 targets.
+# no /proc, fchmodat2ctl) in its own boot of the rows with a userspace
+# lane, x86_64 and arm64, each with its Debian release's userland.
 # (the list on fd 3: what the loop runs may read its standard input)
 while IFS='|' read -r series _ _ <&3; do
 	echo "== VM: userspace on $series"

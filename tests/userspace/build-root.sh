@@ -19,12 +19,26 @@
 set -euo pipefail
 
 die() { echo "build-root.sh: $*" >&2; exit 1; }
-suite=${1:?usage: build-root.sh SUITE}
+suite=${1:?usage: build-root.sh SUITE [arm64]}
+# build-root.sh SUITE arm64: another root, with SUITE's cross compiler
+# and its arm64 libc and libkmod (multiarch, as Debian cross-builds: sbuild
+# --host=arm64), for the arm64 guests' userspace lane. From SUITE's point
+# release only: a Multi-Arch: same package (libc6) must have one version
+# on both architectures, and -security can carry an amd64 update whose
+# arm64 build a mirror does not serve (seen: bullseye-security's glibc).
+host=${2:-}
+case $host in
+'') extra=(--include=build-essential,dpkg-dev,debhelper,dkms,lintian)
+    root_version=2 security=1 ;;
+arm64) extra=(--architectures=amd64,arm64
+	      --include=crossbuild-essential-arm64,libc6-dev:arm64,libkmod-dev:arm64)
+       root_version=1 security= ;;
+*) die "usage: build-root.sh SUITE [arm64]" ;;
+esac
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=tests/vm/cache.sh
 . "$repo/tests/vm/cache.sh"
-root_version=2
-dir=$f2_cache/userland/$suite-v$root_version
+dir=$f2_cache/userland/$suite${host:+-$host}-v$root_version
 root=$dir/root
 if [ -e "$dir/done" ]; then
 	echo "$root"
@@ -34,7 +48,7 @@ fi
 if [ "$(id -u)" != 0 ]; then
 	command -v sudo >/dev/null || die "mmdebstrap needs root (or sudo)"
 	echo "build-root.sh: mmdebstrap needs root: running it through sudo" >&2
-	sudo env F2_CACHE="$f2_cache" "$0" "$suite" >/dev/null
+	sudo env F2_CACHE="$f2_cache" "$0" "$suite" $host >/dev/null
 	[ -e "$dir/done" ] || die "sudo $0 made no root"
 	# the user builds in /src (unshare -r chroot, run-vm.sh)
 	sudo chown "$(id -u):$(id -g)" "$root/src"
@@ -52,12 +66,11 @@ flock 9
 rm -rf --one-file-system "$root"
 echo "build-root.sh: making a Debian $suite root to build userspace/ in ($dir)" >&2
 mmdebstrap --mode=root --variant=minbase \
-	--include=gcc,make,libc6-dev,libkmod-dev,pkgconf \
-	--include=build-essential,dpkg-dev,debhelper,dkms,lintian \
+	--include=gcc,make,libc6-dev,libkmod-dev,pkgconf "${extra[@]}" \
 	--aptopt='APT::Install-Recommends "false"' \
 	"$suite" "$root" \
 	"deb [signed-by=$keyring] $debian_uri $suite main" \
-	"deb [signed-by=$keyring] $security_uri $suite-security main" \
+	${security:+"deb [signed-by=$keyring] $security_uri $suite-security main"} \
 	>"$dir/mmdebstrap.log" 2>&1 ||
 	{ tail -n 30 "$dir/mmdebstrap.log" >&2; die "mmdebstrap failed: $dir/mmdebstrap.log"; }
 mkdir -p "$root/src"

@@ -46,10 +46,18 @@ said() {
 
 release=$(cat /f2/release)
 echo "# $release's glibc, libkmod and programs (built there) as this guest's"
-mkdir -p /lib64 /lib/x86_64-linux-gnu
-cp /f2/lib/ld-linux-x86-64.so.2 /lib64/ &&
-	cp /f2/lib/*.so* /lib/x86_64-linux-gnu/
-step $? "install ld-linux-x86-64.so.2, libc.so.6, libkmod.so.2 and their libraries"
+# x86_64 or arm64: the dynamic loader where the programs look for it, the
+# libraries in the multiarch directory; the module's hook site
+case $(uname -m) in
+aarch64) loader=/lib/ld-linux-aarch64.so.1 libdir=/lib/aarch64-linux-gnu
+	 hook=sys_ni_syscall ;;
+*) loader=/lib64/ld-linux-x86-64.so.2 libdir=/lib/x86_64-linux-gnu
+   hook='syscall_trace_enter*' ;;
+esac
+mkdir -p "${loader%/*}" "$libdir"
+cp "/f2/lib/${loader##*/}" "$loader" &&
+	cp /f2/lib/*.so* "$libdir/"
+step $? "install ${loader##*/}, libc.so.6, libkmod.so.2 and their libraries"
 export LD_LIBRARY_PATH=/f2
 ./lchmod_prog /tmp >/dev/null 2>&1
 [ $? -le 4 ]
@@ -108,8 +116,8 @@ cp /f2/fchmodat2.ko "$moddir/updates/fchmodat2.ko"
 step $? "install fchmodat2.ko as $moddir/updates/fchmodat2.ko"
 
 echo "# fchmodat2ctl, another ftrace user owns the module's hook site"
-insmod /f2/f2_hog.ko ipmodify=1 func='syscall_trace_enter*'
-step $? "insmod f2_hog.ko ipmodify=1 func=syscall_trace_enter* (an IP-modifying ftrace user, as a livepatch is)"
+insmod /f2/f2_hog.ko ipmodify=1 func="$hook"
+step $? "insmod f2_hog.ko ipmodify=1 func=$hook (an IP-modifying ftrace user, as a livepatch is)"
 expect_exit 1 "fchmodat2ctl load, hook site taken" ./fchmodat2ctl load
 said 'already hooked by another ftrace user (a livepatch?) \[EBUSY\]' \
 	"load says: already hooked by another ftrace user"
@@ -136,7 +144,7 @@ said 'module loaded (version [0-9.]*): system call 452 served through ' \
 	"load says: loaded, its version and mechanism"
 expect_exit 0 "fchmodat2ctl status, module loaded (available: exit 0)" ./fchmodat2ctl status
 said 'served by the fchmodat2 module' "status says: served by the module"
-said '  module:    loaded, version [0-9.]*, through .*syscall_trace_enter' \
+said "  module:    loaded, version [0-9.]*, through .*${hook%\*}" \
 	"status shows the module's version and mechanism"
 said '  calls:     [0-9]* served, [0-9]* refused' "status shows the counters"
 served=$(cat /sys/module/fchmodat2/calls_served)

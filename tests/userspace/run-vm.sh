@@ -11,7 +11,8 @@
 # dynamic loader and libraries, boots, and prints the guest's TAP lines and
 # the verdict. Exit status: 0 when the guest passed, 1 when a step failed,
 # 2 when the VM or the build failed. Everything goes to
-# build/<abi>/userspace/ (console.log is kept).
+# build/<abi>/userspace/ (build/<abi>-arm64/userspace/ on arm64; console.log
+# is kept).
 #
 # F2_OFFLINE=1 uses the cached kernels only (see tests/vm/fetch-kernel.sh).
 set -uo pipefail
@@ -22,8 +23,12 @@ series=${1:?usage: run-vm.sh SERIES}
 # The rows of the matrix whose lanes say userspace=RELEASE (tests/lib.sh):
 # SERIES' Debian release, and another series for the "module built for
 # another kernel" case.
+# (the other series: of the same architecture)
+arm() { case $1 in *-arm64 | *-arm64-*) echo arm64 ;; *) echo amd64 ;; esac; }
 release=$(F2_SERIES='' f2_lane userspace | awk -F'|' -v s="$series" '$1 == s { print $3 }')
-other=$(F2_SERIES='' f2_lane userspace | awk -F'|' -v s="$series" '$1 != s { print $1; exit }')
+other=$(F2_SERIES='' f2_lane userspace | cut -d'|' -f1 | while read -r o; do
+	[ "$o" != "$series" ] && [ "$(arm "$o")" = "$(arm "$series")" ] && echo "$o" && break
+done)
 if [ -z "$release" ] || [ -z "$other" ]; then
 	echo "run-vm.sh: $series: no userspace lane in the matrix (tests/lib.sh), or no other" >&2
 	exit 2
@@ -31,16 +36,22 @@ fi
 
 die() { echo "run-vm.sh: $*" >&2; exit 2; }
 
+# udir: where this series' build and guest go: build/ABI/userspace, or
+# build/ABI-arm64/userspace (ABI is the same for both architectures)
+udir() {
+	if [ "$DEBARCH" = arm64 ]; then echo "$B/$ABI-arm64/userspace"; else echo "$B/$ABI/userspace"; fi
+}
+
 # The module for the other kernel first: f2_kernel sets the globals.
 f2_kernel "$other" || die "cannot fetch the kernel of series $other"
 other_krel=$KREL
-other_out=$B/$ABI/userspace
+other_out=$(udir)
 mkdir -p "$other_out"
 f2_build_module "$other_out/module-other" >"$other_out/build-other.log" 2>&1 ||
 	die "cannot build the module for $other_krel: $other_out/build-other.log"
 
 f2_kernel "$series" || die "cannot fetch the kernel of series $series"
-out=$B/$ABI/userspace
+out=$(udir)
 mkdir -p "$out"
 echo "== userspace in QEMU: $KREL (module for another kernel: $other_krel)"
 f2_build_module "$out/module" >"$out/build.log" 2>&1 ||
@@ -54,14 +65,23 @@ f2_build_kmods "$out/kmods" >>"$out/build.log" 2>&1 ||
 # release builds it: Debian 12's is this machine's; Debian 11's (5.10) is
 # a bullseye root (build-root.sh) in which userspace/ is built by chroot,
 # with its gcc, glibc 2.31 and libkmod.
-if [ "$release" = bookworm ]; then
+# On arm64 both releases build in a root with the release's cross
+# compiler and its arm64 libc and libkmod (build-root.sh RELEASE arm64),
+# as Debian cross-builds a package for arm64.
+make_vars=()
+if [ "$DEBARCH" = arm64 ]; then
+	make_vars=(CC=aarch64-linux-gnu-gcc
+		   "PKG_CONFIG=env PKG_CONFIG_LIBDIR=/usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig pkg-config")
+fi
+if [ "$release" = bookworm ] && [ "$DEBARCH" = amd64 ]; then
 	sysroot=
 	U=$B/userspace
 	make -s -C "$top/userspace" O="$U" tests >>"$out/build.log" 2>&1 ||
 		die "cannot build userspace/: $out/build.log"
 	ldd_in() { ldd "$@"; }
 else
-	sysroot=$("$top/tests/userspace/build-root.sh" "$release") ||
+	sysroot=$("$top/tests/userspace/build-root.sh" "$release" \
+		$([ "$DEBARCH" = arm64 ] && echo arm64)) ||
 		die "cannot make the $release root"
 	# (/src may be the user's in a root's root: emptied, not removed)
 	find "$sysroot/src" -mindepth 1 -delete &&
@@ -73,14 +93,39 @@ else
 	rm -rf "$sysroot/src/userspace/build"
 	chrooted() { f2_chroot "$sysroot" "$@"; }
 	{ chrooted sh -c 'gcc --version | head -n 1; ldd --version | head -n 1' &&
-		chrooted make -s -C /src/userspace O=/src/build tests; } \
+		chrooted make -s -C /src/userspace O=/src/build "${make_vars[@]}" tests; } \
 		>>"$out/build.log" 2>&1 ||
 		die "cannot build userspace/ in the $release root: $out/build.log"
 	U=$sysroot/src/build
 	# ldd of the root's programs, their paths in the root
 	ldd_in() { local f a=(); for f in "$@"; do a+=("/src/build/${f##*/}"); done
 		chrooted env LD_LIBRARY_PATH=/src/build ldd "${a[@]}"; }
+	# arm64's cannot run here: what they need, from their dynamic
+	# sections, found in the root's arm64 library directories
+	[ "$DEBARCH" = arm64 ] && ldd_in() { needed_in "$@"; }
 fi
+# needed_in FILE...: "NAME => PATH" (as ldd prints) for each library FILEs
+# need, and what those need, from the root's /usr/lib/aarch64-linux-gnu
+needed_in() {
+	local todo=("$@") seen=" " f n p
+	while [ "${#todo[@]}" -gt 0 ]; do
+		f=${todo[0]}
+		todo=("${todo[@]:1}")
+		for n in $(aarch64-linux-gnu-readelf -d "$f" 2>/dev/null |
+			sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p'); do
+			case $seen in *" $n "*) continue ;; esac
+			seen="$seen$n "
+			for p in "$U/$n" "/usr/lib/aarch64-linux-gnu/$n" "/lib/aarch64-linux-gnu/$n"; do
+				[ "$p" = "$U/$n" ] || p=$sysroot$p
+				[ -e "$p" ] || continue
+				# (the root's path, as ldd in the root prints it)
+				echo "	$n => ${p#"$sysroot"} (0)"
+				todo+=("$p")
+				break
+			done
+		done
+	done
+}
 echo "$release" >"$out/release"
 
 # the module signed by a throwaway key no kernel trusts (as DKMS's is
@@ -108,7 +153,9 @@ mkdir -p "$stage/lib"
 real_path() {
 	if [ -n "$sysroot" ]; then echo "$sysroot$(chrooted readlink -f "$1")"; else readlink -f "$1"; fi
 }
-cp "$(real_path /lib64/ld-linux-x86-64.so.2)" "$stage/lib/ld-linux-x86-64.so.2" ||
+loader=/lib64/ld-linux-x86-64.so.2
+[ "$DEBARCH" = arm64 ] && loader=/lib/ld-linux-aarch64.so.1
+cp "$(real_path "$loader")" "$stage/lib/${loader##*/}" ||
 	die "cannot stage the dynamic loader"
 LD_LIBRARY_PATH=$U ldd_in "${progs[@]}" "$U/libfchmodat2-preload.so" |
 	awk '$2 == "=>" && $3 ~ /^\// { print $3 }' | sort -u |
