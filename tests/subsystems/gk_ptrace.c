@@ -447,6 +447,31 @@ static void tracer_changes_arguments_at_entry_obeyed(void)
 	EXPECT_MODE(wfd, "link", S_IFLNK | 0777);
 }
 
+#define BAD_FD	9999
+
+static void b_dfd_changed(void)
+{
+	/* the tracer makes the directory fd valid */
+	EXPECT_OK(sys_fchmodat2(BAD_FD, "file", 0600, 0));
+}
+
+static void h_dfd(struct stop *s)
+{
+	if (s->entry && (unsigned long)s->nr == __NR_fchmodat2 &&
+	    (int)s->arg[0] == BAD_FD) {
+		s->arg[0] = wfd;	/* on arm the register of the result */
+		s->regs_changed = true;
+	}
+}
+
+static void tracer_changes_the_first_argument_at_entry_obeyed(void)
+{
+	if (fixture())
+		return;
+	expect_exit_0(run_traced(b_dfd_changed, h_dfd));
+	EXPECT_MODE(wfd, "file", S_IFREG | 0600);
+}
+
 static void b_skipped(void)
 {
 	EXPECT_EQ(sys_fchmodat2(wfd, "file", 0600, 0), 4242);
@@ -570,6 +595,7 @@ static const struct gk_case cases[] = {
 	GK_CASE(tracer_changes_getpid_to_452_at_entry_obeyed),
 	GK_CASE(tracer_writes_the_register_the_number_came_in_call_stays_452),
 	GK_CASE(tracer_changes_arguments_at_entry_obeyed),
+	GK_CASE(tracer_changes_the_first_argument_at_entry_obeyed),
 	GK_CASE(tracer_skips_452_at_entry_and_sets_its_result),
 	GK_CASE(tracer_rewrites_result_at_exit_call_still_done),
 	GK_CASE(seccomp_trace_stop_names_452_then_call_proceeds),
