@@ -18,8 +18,9 @@
 # make emulator-check show why the guests run on a patched QEMU 10.0
 # make bench          measure the module's cost in a QEMU guest
 # make prepare        what needs sudo, done first: make deps, the real
-#                     system's image and the Debian 11 root userspace/ is
-#                     built in (before build/no452 make check)
+#                     system's image and the roots userspace/ is built
+#                     in (Debian 11's; Debian 11's and 12's arm64 cross
+#                     roots) (before build/no452 make check)
 # make userspace      build libfchmodat2, the preload shim and fchmodat2ctl
 # make install-userspace  install them (PREFIX=/usr/local, DESTDIR)
 
@@ -244,6 +245,8 @@ prepare: deps $(B)/no452
 	tests/debian-system/mkimage.sh bookworm >/dev/null
 	tests/debian-system/mkimage.sh bullseye >/dev/null
 	tests/userspace/build-root.sh bullseye >/dev/null
+	tests/userspace/build-root.sh bullseye arm64 >/dev/null
+	tests/userspace/build-root.sh bookworm arm64 >/dev/null
 
 # Why the guests run on Debian 13's QEMU with tests/vm/qemu-patches/
 # (tests/vm/README.md): the stock kernel on a busy host, three emulators.

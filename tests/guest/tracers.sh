@@ -111,7 +111,13 @@ tr_calls() {
 		if [ "$(uname -m)" = aarch64 ]; then
 			# sys_ni_syscall: -38 (ENOSYS) for 452 without the
 			# module; with it, the module answers in its place
-			if [ "$2" = 1 ]; then
+			if [ -n "$tr_native" ]; then
+				# natively, fchmodat2's own function: its
+				# successful calls
+				grep -qE "^ *f2call-[0-9]+ .* hook_ret: .* ret=0\$" /tmp/tr.trace &&
+					! grep -qE "^ *f2call-[0-9]+ .* hook_ret: .* ret=-38\$" /tmp/tr.trace
+				step $? "$1: the kretprobe on $tr_sym sees 0 returned for 452, never ENOSYS (-38) (its returns: $(cat /tmp/tr.rets))"
+			elif [ "$2" = 1 ]; then
 				! grep -qE "^ *f2call-[0-9]+ .* hook_ret: .* ret=-38\$" /tmp/tr.trace
 				step $? "$1: the kretprobe on $tr_sym sees no ENOSYS (-38) returned to the caller (its returns: $(cat /tmp/tr.rets))"
 			else

@@ -3,9 +3,13 @@
  * gk_ptrace - a tracer sees fchmodat2 (452) as it sees any system call the
  * kernel implements, and is obeyed: the entry stop shows number 452 and
  * its arguments, the exit stop the real result; a tracer that changes the
- * number (452 -> getpid, getpid -> 452), the arguments, or skips the call
+ * number (452 -> getpid, getpid -> 452), the arguments (the first one
+ * too: on arm it shares its register with the result), or skips the call
  * at the entry stop, or rewrites the result at the exit stop, gets its way;
- * a seccomp SECCOMP_RET_TRACE stop names 452 and the call then proceeds.
+ * writing the register the task passed the number in (ax, x8, r7) changes
+ * nothing; a seccomp SECCOMP_RET_TRACE stop names 452 and the call then
+ * proceeds. x86_64, i386, AArch64 and AArch32, each with its own register
+ * interface.
  *
  * Each case forks a child that stops itself; the parent traces it with
  * PTRACE_SYSCALL and tells entry from exit with PTRACE_GET_SYSCALL_INFO.
@@ -29,18 +33,21 @@
 
 /*
  * The registers a tracer reads and writes at a stop, per ABI: the system
- * call number, the result and the first four arguments. x86 keeps them in
- * user_regs_struct (the number in orig_ax); AArch64 in the NT_PRSTATUS
- * regset, the number in NT_ARM_SYSTEM_CALL (x8 is only what the task
- * passed); AArch32 in struct user_regs, the number set with
- * PTRACE_SET_SYSCALL (r7 is only what the task passed). On arm the result
- * and the first argument are one register, r0/x0.
+ * call number, the result, the first four arguments, and the register the
+ * task passed the number in. x86 keeps them in user_regs_struct: the
+ * number in orig_ax, while ax (where it came) holds -ENOSYS, then the
+ * result. AArch64: the NT_PRSTATUS regset, the number in
+ * NT_ARM_SYSTEM_CALL (x8 is only what the task passed). AArch32: struct
+ * user_regs (PTRACE_GETREGS), the number read from PTRACE_GET_SYSCALL_INFO
+ * and set with PTRACE_SET_SYSCALL (r7 is only what the task passed). On
+ * arm the result and the first argument are one register, r0/x0.
  */
 #if defined(__x86_64__)
 #define GK_ARCH		AUDIT_ARCH_X86_64
 #define gk_regs struct user_regs_struct
 #define R_NR(r)		((r)->orig_rax)
-#define R_RET(r)	((r)->rax)	/* the number came in it */
+#define R_RET(r)	((r)->rax)
+#define R_PASSED(r)	((r)->rax)
 #define R_A0(r)		((r)->rdi)
 #define R_A1(r)		((r)->rsi)
 #define R_A2(r)		((r)->rdx)
@@ -49,7 +56,8 @@
 #define GK_ARCH		AUDIT_ARCH_I386
 #define gk_regs struct user_regs_struct
 #define R_NR(r)		((r)->orig_eax)
-#define R_RET(r)	((r)->eax)	/* the number came in it */
+#define R_RET(r)	((r)->eax)
+#define R_PASSED(r)	((r)->eax)
 #define R_A0(r)		((r)->ebx)
 #define R_A1(r)		((r)->ecx)
 #define R_A2(r)		((r)->edx)
@@ -57,8 +65,8 @@
 #elif defined(__aarch64__)
 #define GK_ARCH		AUDIT_ARCH_AARCH64
 #define gk_regs struct user_regs_struct	/* glibc's user_pt_regs */
-#define R_PASSED(r)	((r)->regs[8])	/* the number came in it */
 #define R_RET(r)	((r)->regs[0])
+#define R_PASSED(r)	((r)->regs[8])
 #define R_A0(r)		((r)->regs[0])
 #define R_A1(r)		((r)->regs[1])
 #define R_A2(r)		((r)->regs[2])
@@ -69,9 +77,8 @@
 #define PTRACE_SET_SYSCALL	23
 #endif
 #define gk_regs struct user_regs
-#define R_NR(r)		((r)->uregs[7])	/* the number came in it */
-#define R_PASSED(r)	R_NR(r)
 #define R_RET(r)	((r)->uregs[0])
+#define R_PASSED(r)	((r)->uregs[7])
 #define R_A0(r)		((r)->uregs[0])
 #define R_A1(r)		((r)->uregs[1])
 #define R_A2(r)		((r)->uregs[2])
@@ -80,51 +87,59 @@
 #error "gk_ptrace knows x86_64, i386, AArch64 and AArch32"
 #endif
 
+/* the number at an AArch32 exit stop: PTRACE_GET_SYSCALL_INFO has none */
+#define NR_UNKNOWN	(-2L)
+
 static char work[PATH_MAX / 2];
 static int wfd = -1;
 
 /*
- * What a tracer hook gets at each system call stop: the number, result and
- * arguments as the tracer sees them; a hook changes them and sets
- * regs_changed, and the tracer writes back what differs.
+ * What a tracer hook gets at each system call stop: the number, result,
+ * arguments and passed-number register as the tracer sees them; a hook
+ * changes them and sets regs_changed, and the tracer writes back what
+ * differs from what it read.
  */
 struct stop {
 	pid_t pid;
 	bool entry;		/* else exit */
 	struct __ptrace_syscall_info info;
-	long nr, ret, arg[4];
+	long nr, ret, arg[4], passed;
 	bool regs_changed;
+	long nr_read;		/* as read */
 	gk_regs raw;		/* as read */
 };
 
-static int get_regs(pid_t pid, gk_regs *r, long *nr)
+/* Read a stop's registers into @s (s->info already read). */
+static int read_stop(struct stop *s)
 {
+	gk_regs *r = &s->raw;
 #if defined(__aarch64__)
 	struct iovec iov = { r, sizeof(*r) };
 	int n;
 	struct iovec iov_nr = { &n, sizeof(n) };
 
-	if (ptrace(PTRACE_GETREGSET, pid, (void *)NT_PRSTATUS, &iov) ||
-	    ptrace(PTRACE_GETREGSET, pid, (void *)NT_ARM_SYSTEM_CALL, &iov_nr))
+	if (ptrace(PTRACE_GETREGSET, s->pid, (void *)NT_PRSTATUS, &iov) ||
+	    ptrace(PTRACE_GETREGSET, s->pid, (void *)NT_ARM_SYSTEM_CALL,
+		   &iov_nr))
 		return -1;
-	*nr = n;
-	return 0;
+	s->nr = n;
 #else
-	if (ptrace(PTRACE_GETREGS, pid, NULL, r))
+	if (ptrace(PTRACE_GETREGS, s->pid, NULL, r))
 		return -1;
-	*nr = (long)R_NR(r);
-	return 0;
+#if defined(__arm__)
+	if (s->info.op == PTRACE_SYSCALL_INFO_ENTRY)
+		s->nr = (long)s->info.entry.nr;
+	else if (s->info.op == PTRACE_SYSCALL_INFO_SECCOMP)
+		s->nr = (long)s->info.seccomp.nr;
+	else
+		s->nr = NR_UNKNOWN;
+#else
+	s->nr = (long)R_NR(r);
 #endif
-}
-
-/* Read a stop's registers into @s. */
-static int read_stop(struct stop *s)
-{
-	gk_regs *r = &s->raw;
-
-	if (get_regs(s->pid, r, &s->nr))
-		return -1;
+#endif
+	s->nr_read = s->nr;
 	s->ret = (long)R_RET(r);
+	s->passed = (long)R_PASSED(r);
 	s->arg[0] = (long)R_A0(r);
 	s->arg[1] = (long)R_A1(r);
 	s->arg[2] = (long)R_A2(r);
@@ -133,8 +148,10 @@ static int read_stop(struct stop *s)
 }
 
 /*
- * Write back @s as the hook left it: the arguments, then the result if the
- * hook changed it (on arm both are r0/x0), then the number.
+ * Write back @s as the hook left it: the arguments and the passed-number
+ * register, then the result if the hook changed it (on arm it shares r0/x0
+ * with the first argument, on x86 ax with the passed number), then the
+ * number if the hook changed it.
  */
 static int write_stop(struct stop *s)
 {
@@ -144,6 +161,7 @@ static int write_stop(struct stop *s)
 	R_A1(&r) = s->arg[1];
 	R_A2(&r) = s->arg[2];
 	R_A3(&r) = s->arg[3];
+	R_PASSED(&r) = s->passed;
 	if (s->ret != (long)R_RET(&s->raw))
 		R_RET(&r) = s->ret;
 #if defined(__aarch64__)
@@ -152,15 +170,22 @@ static int write_stop(struct stop *s)
 		int n = s->nr;
 		struct iovec iov_nr = { &n, sizeof(n) };
 
-		return ptrace(PTRACE_SETREGSET, s->pid, (void *)NT_PRSTATUS,
-			      &iov) ||
-		       ptrace(PTRACE_SETREGSET, s->pid,
-			      (void *)NT_ARM_SYSTEM_CALL, &iov_nr) ? -1 : 0;
+		if (ptrace(PTRACE_SETREGSET, s->pid, (void *)NT_PRSTATUS,
+			   &iov))
+			return -1;
+		if (s->nr != s->nr_read &&
+		    ptrace(PTRACE_SETREGSET, s->pid,
+			   (void *)NT_ARM_SYSTEM_CALL, &iov_nr))
+			return -1;
+		return 0;
 	}
 #elif defined(__arm__)
-	return ptrace(PTRACE_SETREGS, s->pid, NULL, &r) ||
-	       ptrace(PTRACE_SET_SYSCALL, s->pid, NULL, (void *)s->nr) ?
-	       -1 : 0;
+	if (ptrace(PTRACE_SETREGS, s->pid, NULL, &r))
+		return -1;
+	if (s->nr != s->nr_read &&
+	    ptrace(PTRACE_SET_SYSCALL, s->pid, NULL, (void *)s->nr))
+		return -1;
+	return 0;
 #else
 	R_NR(&r) = s->nr;
 	return ptrace(PTRACE_SETREGS, s->pid, NULL, &r) ? -1 : 0;
@@ -295,6 +320,9 @@ static void h_record(struct stop *s)
 				    entry_path[seen_entries],
 				    sizeof(entry_path[0]));
 		}
+		/* (the number from orig_ax or NT_ARM_SYSTEM_CALL: a second
+		 * source; on AArch32 it is PTRACE_GET_SYSCALL_INFO's too)
+		 */
 		if ((unsigned long)s->nr != __NR_fchmodat2 ||
 		    s->info.arch != GK_ARCH) {
 			t_fail("entry: number %ld, arch 0x%x",
@@ -305,7 +333,7 @@ static void h_record(struct stop *s)
 		if (seen_exits < 4)
 			exit_rval[seen_exits] = s->info.exit.rval;
 		if (s->ret != (long)s->info.exit.rval) {
-			t_fail("exit: ax %ld, rval %lld", s->ret,
+			t_fail("exit: result register %ld, rval %lld", s->ret,
 			       (long long)s->info.exit.rval);
 		}
 		seen_exits++;
@@ -404,11 +432,7 @@ static void h_passed_register(struct stop *s)
 {
 	if (!s->entry || (unsigned long)s->nr != __NR_fchmodat2)
 		return;
-#ifdef R_PASSED
-	R_PASSED(&s->raw) = SYS_getpid;
-#else
-	s->ret = SYS_getpid;
-#endif
+	s->passed = SYS_getpid;
 	s->regs_changed = true;
 }
 

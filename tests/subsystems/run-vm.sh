@@ -25,11 +25,12 @@
 # server and client on the guest, VM only) on tmpfs; libc-nomod and chmod-nomod: 5.10 and 6.1 before the
 # module is loaded (glibc's fallback; checked, not compared).
 #
-# One boot per kernel. The same static programs (64- and 32-bit) run
-# everywhere on fresh ext4, xfs and btrfs images made here with mkfs. A
-# module series' results are compared test by test with those of "host"
-# and of "6.12": run first in the same invocation, or earlier from the
-# same binaries (a stamp says so); otherwise they are made first.
+# One boot per kernel. The same static programs (64- and 32-bit; on arm64
+# AArch64 and AArch32) run everywhere on fresh ext4, xfs and btrfs images
+# made here with mkfs. A module series' results are compared test by test
+# with those of "host" and of "6.12" (an arm64 series: of "6.12-arm64"):
+# run first in the same invocation, or earlier from the same binaries (a
+# stamp says so); otherwise they are made first.
 #
 # Prints TAP: every guest's lines, then one line per compared program run.
 # Exits non-zero on any "not ok", a dead VM, a dirty kernel log, or a
@@ -50,14 +51,18 @@ f2_matrix_init
 progs=(gk_fs gk_seccomp gk_ptrace gk_creds gk_lsm gk_acl gk_vfs gk_audit gk_nfs)
 # Debian 13's userland for the real-client, strace and AppArmor sets, per
 # architecture (on arm64 strace needs no libunwind)
+# shellcheck disable=SC2034 # read through build_programs' nameref
 trixie_debs_amd64=(libc6 coreutils apparmor strace libunwind8 liblzma5)
+# shellcheck disable=SC2034
 trixie_files_amd64=(usr/lib64/ld-linux-x86-64.so.2 usr/lib/x86_64-linux-gnu/libc.so.6
 	      usr/bin/chmod usr/sbin/apparmor_parser usr/bin/strace
 	      usr/lib/x86_64-linux-gnu/libunwind-ptrace.so.0
 	      usr/lib/x86_64-linux-gnu/libunwind-x86_64.so.8
 	      usr/lib/x86_64-linux-gnu/libunwind.so.8
 	      usr/lib/x86_64-linux-gnu/liblzma.so.5)
+# shellcheck disable=SC2034 # read through build_programs' nameref
 trixie_debs_arm64=(libc6 coreutils apparmor strace)
+# shellcheck disable=SC2034
 trixie_files_arm64=(usr/lib/ld-linux-aarch64.so.1 usr/lib/aarch64-linux-gnu/libc.so.6
 	      usr/bin/chmod usr/sbin/apparmor_parser usr/bin/strace)
 status=0
@@ -400,7 +405,7 @@ compare() {
 	[ "$n" -gt 0 ] || { echo "not ok 1 $run vs $ref: nothing to compare"; status=1; }
 }
 
-[ $# -gt 0 ] || { echo "usage: run-vm.sh host|6.12|5.10|6.1|6.1-debug... | --compare REF RUN" >&2; exit 2; }
+[ $# -gt 0 ] || { echo "usage: run-vm.sh host|6.12|5.10|6.1|6.1-debug|6.12-arm64|6.1-arm64|5.10-arm64... | --compare REF RUN" >&2; exit 2; }
 if [ "$1" = --compare ] && [ $# = 3 ]; then
 	compare "$2" "$3"
 	exit "$status"
@@ -416,16 +421,17 @@ for s in "$@"; do
 		exit 2 ;;
 	esac
 done
-for t in mkfs.ext4 mkfs.xfs mkfs.btrfs qemu-system-x86_64 qemu-system-aarch64; do
-	command -v "$t" >/dev/null || { echo "run-vm.sh: $t is missing (e2fsprogs, xfsprogs, btrfs-progs, qemu-system-x86, qemu-system-arm)" >&2; exit 1; }
-done
-mkdir -p "$G"
 # amd64's programs always (the host and the x86 references' stamps), arm64's
 # when an arm64 series is asked for
 archs=amd64
 for s in "$@"; do
 	[ "$(arch_of "$s")" = arm64 ] && archs="amd64 arm64" && break
 done
+for t in mkfs.ext4 mkfs.xfs mkfs.btrfs qemu-system-x86_64 aarch64-linux-gnu-gcc arm-linux-gnueabihf-gcc; do
+	case $t:$archs in *-gcc:amd64) continue ;; esac
+	command -v "$t" >/dev/null || { echo "run-vm.sh: $t is missing (e2fsprogs, xfsprogs, btrfs-progs, qemu-system-x86; gcc-aarch64-linux-gnu, gcc-arm-linux-gnueabihf: make deps)" >&2; exit 1; }
+done
+mkdir -p "$G"
 for a in $archs; do
 	build_programs "$a" || { echo "run-vm.sh: cannot build the $a test programs" >&2; exit 1; }
 done

@@ -7,7 +7,8 @@
 # the packages with: dpkg-dev, debhelper, dkms (dh_dkms) and lintian; from
 # this machine's apt sources
 # (tests/vm/apt-mirrors.sh). Made once with mmdebstrap and kept in
-# $f2_cache/userland/SUITE-vN (tests/vm/cache.sh); prints the root's path.
+# $f2_cache/userland/SUITE-vN (SUITE-arm64-vN: the cross root below, without
+# the packaging tools) (tests/vm/cache.sh); prints the root's path.
 # The userspace lane builds the library, the preload shim and fchmodat2ctl
 # inside it (chroot), and runs them with its libraries in the guests of
 # that release's kernel; tests/package.sh builds the packages in it
@@ -27,6 +28,7 @@ suite=${1:?usage: build-root.sh SUITE [arm64]}
 # on both architectures, and -security can carry an amd64 update whose
 # arm64 build a mirror does not serve (seen: bullseye-security's glibc).
 host=${2:-}
+# shellcheck disable=SC2054 # commas inside an option's value
 case $host in
 '') extra=(--include=build-essential,dpkg-dev,debhelper,dkms,lintian)
     root_version=2 security=1 ;;
@@ -48,7 +50,7 @@ fi
 if [ "$(id -u)" != 0 ]; then
 	command -v sudo >/dev/null || die "mmdebstrap needs root (or sudo)"
 	echo "build-root.sh: mmdebstrap needs root: running it through sudo" >&2
-	sudo env F2_CACHE="$f2_cache" "$0" "$suite" $host >/dev/null
+	sudo env F2_CACHE="$f2_cache" "$0" "$suite" ${host:+"$host"} >/dev/null
 	[ -e "$dir/done" ] || die "sudo $0 made no root"
 	# the user builds in /src (unshare -r chroot, run-vm.sh)
 	sudo chown "$(id -u):$(id -g)" "$root/src"

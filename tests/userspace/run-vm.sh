@@ -2,15 +2,17 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # run-vm.sh SERIES: the userspace scenario (tests/userspace/guest.sh) in
-# one QEMU boot of the newest Debian kernel of SERIES (5.10, 6.1). Builds
+# one QEMU boot of the newest Debian kernel of SERIES (a row of the matrix
+# with a userspace lane: 5.10, 6.1, 5.10-arm64, 6.1-arm64). Builds
 # userspace/ with that kernel's Debian release (5.10: Debian 11, in a
-# bullseye root by chroot; 6.1: Debian 12, this machine), the module for
-# that kernel (make KDIR=, as README says) and for another kernel (the
-# "built for another kernel" case), tests/kmods (another ftrace user on the
-# module's hook site), stages the programs with the host's
-# dynamic loader and libraries, boots, and prints the guest's TAP lines and
-# the verdict. Exit status: 0 when the guest passed, 1 when a step failed,
-# 2 when the VM or the build failed. Everything goes to
+# bullseye root by chroot; 6.1: Debian 12, this machine; on arm64 cross-built
+# in a root of that release, build-root.sh RELEASE arm64), the module for
+# that kernel (make KDIR=, as README says) and for another kernel of the
+# same architecture (the "built for another kernel" case), tests/kmods
+# (another ftrace user on the module's hook site), stages the programs with
+# the release's dynamic loader and libraries, boots, and prints the guest's
+# TAP lines and the verdict. Exit status: 0 when the guest passed, 1 when
+# a step failed, 2 when the VM or the build failed. Everything goes to
 # build/<abi>/userspace/ (build/<abi>-arm64/userspace/ on arm64; console.log
 # is kept).
 #
@@ -68,9 +70,10 @@ f2_build_kmods "$out/kmods" >>"$out/build.log" 2>&1 ||
 # On arm64 both releases build in a root with the release's cross
 # compiler and its arm64 libc and libkmod (build-root.sh RELEASE arm64),
 # as Debian cross-builds a package for arm64.
-make_vars=()
+make_vars=() cc=gcc
 if [ "$DEBARCH" = arm64 ]; then
-	make_vars=(CC=aarch64-linux-gnu-gcc
+	cc=aarch64-linux-gnu-gcc
+	make_vars=(CC=$cc AR=aarch64-linux-gnu-ar
 		   "PKG_CONFIG=env PKG_CONFIG_LIBDIR=/usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig pkg-config")
 fi
 if [ "$release" = bookworm ] && [ "$DEBARCH" = amd64 ]; then
@@ -80,8 +83,9 @@ if [ "$release" = bookworm ] && [ "$DEBARCH" = amd64 ]; then
 		die "cannot build userspace/: $out/build.log"
 	ldd_in() { ldd "$@"; }
 else
-	sysroot=$("$top/tests/userspace/build-root.sh" "$release" \
-		$([ "$DEBARCH" = arm64 ] && echo arm64)) ||
+	rootarch=
+	[ "$DEBARCH" = arm64 ] && rootarch=arm64
+	sysroot=$("$top/tests/userspace/build-root.sh" "$release" ${rootarch:+"$rootarch"}) ||
 		die "cannot make the $release root"
 	# (/src may be the user's in a root's root: emptied, not removed)
 	find "$sysroot/src" -mindepth 1 -delete &&
@@ -92,7 +96,7 @@ else
 		die "cannot copy the sources into $sysroot/src"
 	rm -rf "$sysroot/src/userspace/build"
 	chrooted() { f2_chroot "$sysroot" "$@"; }
-	{ chrooted sh -c 'gcc --version | head -n 1; ldd --version | head -n 1' &&
+	{ chrooted sh -c "$cc"' --version | head -n 1; ldd --version | head -n 1' &&
 		chrooted make -s -C /src/userspace O=/src/build "${make_vars[@]}" tests; } \
 		>>"$out/build.log" 2>&1 ||
 		die "cannot build userspace/ in the $release root: $out/build.log"
@@ -115,7 +119,8 @@ needed_in() {
 			sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p'); do
 			case $seen in *" $n "*) continue ;; esac
 			seen="$seen$n "
-			for p in "$U/$n" "/usr/lib/aarch64-linux-gnu/$n" "/lib/aarch64-linux-gnu/$n"; do
+			for p in "$U/$n" "/usr/lib/aarch64-linux-gnu/$n" "/lib/aarch64-linux-gnu/$n" ''; do
+				[ -n "$p" ] || { echo "run-vm.sh: $f needs $n, not in the root" >&2; return 1; }
 				[ "$p" = "$U/$n" ] || p=$sysroot$p
 				[ -e "$p" ] || continue
 				# (the root's path, as ldd in the root prints it)
@@ -162,7 +167,7 @@ LD_LIBRARY_PATH=$U ldd_in "${progs[@]}" "$U/libfchmodat2-preload.so" |
 	while read -r lib; do
 		cp "$(real_path "$lib")" "$stage/lib/${lib##*/}" ||
 			die "cannot stage $lib"
-	done
+	done || die "cannot stage the libraries the programs need"
 rm -f "$stage/lib/libfchmodat2.so.0"
 cp "$out/release" "$stage/release"
 
