@@ -76,6 +76,31 @@ quiet() {
 # hex of a serial as openssl or modinfo print it: upper case, no colons
 serial() { tr -d ':\n' | tr a-f A-F | sed 's/^0*//'; }
 f2_probe() { "$GK_BIN/fchmodat2_test" --probe 2>&1; }
+
+# readme_sign_file KO: the README's Debian 11 Secure Boot commands (a key
+# made once with openssl, sign-file of the release's linux-kbuild), on a
+# copy of KO: the copy is signed by that key. (Enrolling the key with
+# mokutil and loading under Secure Boot is the Debian 12 boots' sb1/sb2;
+# Debian 11's image boots without UEFI.)
+readme_sign_file() {
+	local sf k=/tmp/readme-key
+	# (/usr/lib/linux-kbuild-5.10/scripts/sign-file, as the README has it)
+	sf=/usr/lib/linux-kbuild-$(echo "$krel" | cut -d. -f1,2)/scripts/sign-file
+	mkdir -p "$k" && cp "$1" "$k/fchmodat2.ko" &&
+		quiet openssl req -new -x509 -newkey rsa:2048 -nodes -days 36500 -outform DER \
+			-subj '/CN=fchmodat2 module signing/' -keyout "$k/mok.key" -out "$k/mok.der" &&
+		quiet "$sf" sha256 "$k/mok.key" "$k/mok.der" "$k/fchmodat2.ko"
+	step $? "the README's Debian 11 commands: openssl req makes a key, $sf signs a copy of the module"
+	local key sig
+	key=$(openssl x509 -inform DER -in "$k/mok.der" -noout -serial 2>/dev/null |
+		sed 's/^serial=//' | serial)
+	sig=$(modinfo -F sig_key "$k/fchmodat2.ko" 2>/dev/null | serial)
+	echo "# signer: $(modinfo -F signer "$k/fchmodat2.ko"), sig_key $sig; key serial $key"
+	[ "$(modinfo -F signer "$k/fchmodat2.ko")" = "fchmodat2 module signing" ] &&
+		[ -n "$key" ] && [ "$sig" = "$key" ]
+	step $? "the copy is signed by that key (signer, serial)"
+	rm -rf "$k"
+}
 # status_json: fchmodat2ctl status --json, and its exit code in st_rc
 status_json() {
 	json=$(fchmodat2ctl status --json)
@@ -134,6 +159,7 @@ boot1() {
 		signed=false
 		[ -z "$(modinfo -F signer "$ko")" ] && [ ! -e /var/lib/dkms/mok.pub ]
 		step $? "Debian 11's DKMS did not sign the module (no signer, no /var/lib/dkms/mok.pub)"
+		readme_sign_file "$ko"
 	else
 		# DKMS signs with the key it made on first use (/var/lib/dkms/mok.*)
 		key=$(openssl x509 -inform DER -in /var/lib/dkms/mok.pub -noout -serial 2>/dev/null |
