@@ -155,7 +155,7 @@ $(B)/arm64/nrscan32: tests/nrscan.c $(B)/nr/armhf.h tests/harness.h
 	arm-linux-gnueabihf-gcc $(NRSCAN_CFLAGS) -o $@ $<
 
 # audit's records in every module guest (tests/guest/module-row.sh), arm64's
-# included, which has no subsystem lane
+# included; the subsystem lane builds its own (tests/subsystems/run-vm.sh)
 GK_HEADERS := tests/subsystems/gk.h $(TEST_HEADERS)
 
 $(B)/gk_audit32: tests/subsystems/gk_audit.c $(GK_HEADERS)

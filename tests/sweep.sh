@@ -33,6 +33,15 @@ mapfile -t series_all < <({
 	printf '%s\n' "${f2_sweep_only[@]}"
 } | sort -uV)
 read -r -a series_list <<<"${F2_SWEEP_SERIES:-${series_all[*]}}"
+# a misspelt F2_SWEEP_SERIES must not sweep nothing and pass
+for s in "${series_list[@]}"; do
+	case " ${series_all[*]} " in
+	*" $s "*) ;;
+	*) echo "F2_SWEEP_SERIES: unknown series '$s' (known: ${series_all[*]})" >&2
+	   exit 2 ;;
+	esac
+done
+[ "${#series_list[@]}" -gt 0 ] || { echo "sweep.sh: no series" >&2; exit 2; }
 cache=$f2_cache/sweep
 out=$B/sweep
 mkdir -p "$cache" "$out"
@@ -47,8 +56,16 @@ for s in "${series_list[@]}"; do
 	mapfile -t abis < <(F2_LIST=1 "$top/tests/vm/fetch-kernel.sh" "$s" "$cache" \
 		2>"$out/$s.list.err")
 	if [ "${#abis[@]}" = 0 ]; then
+		# Only the mirror's own answer that the suite or the package is
+		# not there makes a row "not offered"; any other listing
+		# failure (apt update, the network) fails the sweep.
 		why=$(grep -m 1 -o 'does not have a Release file\|no linux-image[^"]*' "$out/$s.list.err")
-		row "$s" "-" "-" "not offered: ${why:-$(tail -n 1 "$out/$s.list.err")}" "-" "-"
+		if [ -n "$why" ]; then
+			row "$s" "-" "-" "not offered: $why" "-" "-"
+		else
+			row "$s" "LIST-FAIL" "-" "$(tail -n 1 "$out/$s.list.err")" "-" "-"
+			status=1
+		fi
 		continue
 	fi
 	for abi in "${abis[@]}"; do
