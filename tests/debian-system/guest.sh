@@ -510,9 +510,11 @@ remove_all() {
 	step $? "apt-get remove fchmodat2-dkms fchmodat2ctl libfchmodat2-0"
 	# (stdout: with nothing registered, dkms 3.0.10 says "write error:
 	# Broken pipe" on stderr)
+	# (its status too: a dkms that cannot run prints nothing either)
 	left=$(dkms status 2>/dev/null)
-	[ -z "$left" ]
-	step $? "dkms status is empty${left:+: $left}"
+	drc=$?
+	[ "$drc" = 0 ] && [ -z "$left" ]
+	step $? "dkms status exits 0 and is empty (exit $drc)${left:+: $left}"
 	left=$(modules_of; ls -d /usr/src/fchmodat2-* /var/lib/dkms/fchmodat2 \
 		/usr/sbin/fchmodat2ctl 2>/dev/null)
 	[ -z "$left" ]
