@@ -583,13 +583,13 @@ static int f2_cmd_load(void)
 
 	f2_read_status(&s);
 	if (s.mod.loaded) {
-		printf("fchmodat2: the module is already loaded (version %s)\n",
+		printf("fchmodat2ctl: the module is already loaded (version %s)\n",
 		       s.mod.version);
 		return F2_EXIT_OK;
 	}
 	/* a load would only make the module log its refusal */
 	if (s.state == F2_NATIVE) {
-		printf("fchmodat2: this kernel has fchmodat2 natively: the module is not needed\n");
+		printf("fchmodat2ctl: this kernel has fchmodat2 natively: the module is not needed\n");
 		return F2_EXIT_OK;
 	}
 	err = f2_lookup(&mod);
@@ -621,7 +621,7 @@ static int f2_cmd_load(void)
 			__NR_fchmodat2, errno_name(-f2_probe()));
 		return -EIO;
 	}
-	printf("fchmodat2: module loaded (version %s): system call %d served through %s\n",
+	printf("fchmodat2ctl: module loaded (version %s): system call %d served through %s\n",
 	       s.mod.version, __NR_fchmodat2, s.mod.mechanism);
 	return F2_EXIT_OK;
 }
@@ -650,7 +650,7 @@ static int f2_cmd_unload(void)
 		return err;
 	state = kmod_module_get_initstate(mod);
 	if (state == -ENOENT) {
-		printf("fchmodat2: the module is not loaded\n");
+		printf("fchmodat2ctl: the module is not loaded\n");
 		err = F2_EXIT_OK;
 		goto out_unref;
 	}
@@ -687,7 +687,7 @@ static int f2_cmd_unload(void)
 				strerror(-err), errno_name(-err));
 		goto out_unref;
 	}
-	printf("fchmodat2: module unloaded: system call %d is %s\n",
+	printf("fchmodat2ctl: module unloaded: system call %d is %s\n",
 	       __NR_fchmodat2, f2_probe() == -ENOSYS ? "ENOSYS again" :
 	       "the kernel's own");
 	err = F2_EXIT_OK;
@@ -853,10 +853,10 @@ static int f2_cmd_check(void)
 						 "\"fchmodat2ctl load\" loads the module" :
 						 st.inst.why_not, F2_EXIT_ABSENT);
 		if (st.inst.loadable)
-			printf("fchmodat2: system call %d is not available on this kernel (ENOSYS): \"fchmodat2ctl load\" loads the module\n",
+			printf("fchmodat2ctl: system call %d is not available on this kernel (ENOSYS): \"fchmodat2ctl load\" loads the module\n",
 			       __NR_fchmodat2);
 		else
-			printf("fchmodat2: system call %d is not available on this kernel (ENOSYS), and no module can be loaded: %s%s\n",
+			printf("fchmodat2ctl: system call %d is not available on this kernel (ENOSYS), and no module can be loaded: %s%s\n",
 			       __NR_fchmodat2, st.inst.why_not,
 			       st.inst.found ? "" : " (install fchmodat2-dkms)");
 		return F2_EXIT_ABSENT;
@@ -867,7 +867,7 @@ static int f2_cmd_check(void)
 			return f2_check_json_end("unknown",
 						 "the probe got neither EINVAL nor ENOSYS (a seccomp filter?)",
 						 F2_EXIT_UNKNOWN);
-		printf("fchmodat2: cannot tell: system call %d answered %s, not EINVAL or ENOSYS (a seccomp filter?)\n",
+		printf("fchmodat2ctl: cannot tell: system call %d answered %s, not EINVAL or ENOSYS (a seccomp filter?)\n",
 		       __NR_fchmodat2, errno_name(-err));
 		return F2_EXIT_UNKNOWN;
 	}
@@ -882,7 +882,7 @@ static int f2_cmd_check(void)
 		json_str("dir", t.dir, true);
 		printf("\"checks\": [");
 	} else {
-		printf("fchmodat2: checking system call %d in %s\n",
+		printf("fchmodat2ctl: checking system call %d in %s\n",
 		       __NR_fchmodat2, t.dir);
 	}
 	link_mode = f2_mode(t.dfd, "link");
@@ -920,11 +920,11 @@ static int f2_cmd_check(void)
 					 failed ? F2_EXIT_FAILURE : F2_EXIT_OK);
 	}
 	if (failed) {
-		printf("fchmodat2: %d of 4 checks FAILED: system call %d misbehaves\n",
+		printf("fchmodat2ctl: %d of 4 checks FAILED: system call %d misbehaves\n",
 		       failed, __NR_fchmodat2);
 		return F2_EXIT_FAILURE;
 	}
-	printf("fchmodat2: system call %d behaves\n", __NR_fchmodat2);
+	printf("fchmodat2ctl: system call %d behaves\n", __NR_fchmodat2);
 	return F2_EXIT_OK;
 }
 

@@ -193,7 +193,7 @@ boot2() {
 	step $? "the module is loaded after the reboot"
 	jr=$(journalctl -b -u fchmodat2.service --no-pager -o cat)
 	echo "$jr" | sed 's/^/#   /'
-	echo "$jr" | grep -q "fchmodat2: module loaded (version $ver)" &&
+	echo "$jr" | grep -q "fchmodat2ctl: module loaded (version $ver)" &&
 		[ "$(systemctl show -P Result fchmodat2.service)" = success ] &&
 		systemctl is-active -q fchmodat2.service
 	step $? "fchmodat2.service loaded it at boot, and succeeded"
@@ -264,7 +264,7 @@ boot3() {
 	step $? "the module loaded at boot is version $next"
 	journalctl -b -u fchmodat2.service --no-pager -o cat | sed 's/^/#   /'
 	journalctl -b -u fchmodat2.service --no-pager -o cat |
-		grep -q "fchmodat2: module loaded (version $next)"
+		grep -q "fchmodat2ctl: module loaded (version $next)"
 	step $? "fchmodat2.service loaded version $next at boot"
 	run "$GK_BIN/fchmodat2_test" -d "$tmp"
 	ver=$next
@@ -344,7 +344,7 @@ loaded_at_boot() {
 	jr=$(journalctl -b -u fchmodat2.service --no-pager -o cat)
 	echo "$jr" | sed 's/^/#   /'
 	[ -d /sys/module/fchmodat2 ] &&
-		echo "$jr" | grep -q "fchmodat2: module loaded (version $want)" &&
+		echo "$jr" | grep -q "fchmodat2ctl: module loaded (version $want)" &&
 		[ "$(systemctl show -P Result fchmodat2.service)" = success ]
 	step $? "fchmodat2.service loaded the module at boot, and succeeded"
 	case $(modinfo -n fchmodat2 2>/dev/null) in
@@ -460,7 +460,7 @@ sb_boot2() {
 	jr=$(journalctl -b -u fchmodat2.service --no-pager -o cat)
 	echo "$jr" | sed 's/^/#   /'
 	[ -d /sys/module/fchmodat2 ] &&
-		echo "$jr" | grep -q "fchmodat2: module loaded (version $(modinfo -F version fchmodat2))" &&
+		echo "$jr" | grep -q "fchmodat2ctl: module loaded (version $(modinfo -F version fchmodat2))" &&
 		[ "$(systemctl show -P Result fchmodat2.service)" = success ]
 	step $? "fchmodat2.service loaded the DKMS-signed module at boot, locked down"
 	[ "$(cat /sys/module/fchmodat2/taint)" = O ]

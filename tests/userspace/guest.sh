@@ -133,14 +133,14 @@ expect_exit 4 "fchmodat2ctl --json status" ./fchmodat2ctl --json status
 said '"state": "absent".*"loadable": true.*"exit": 4}$' \
 	"status --json: absent, loadable, exit 4"
 expect_exit 4 "fchmodat2ctl check before load" ./fchmodat2ctl check
-said 'not available on this kernel (ENOSYS): "fchmodat2ctl load" loads the module' \
+said '^fchmodat2ctl: system call 452 is not available on this kernel (ENOSYS): "fchmodat2ctl load" loads the module' \
 	"check says: not available, and that load loads the module"
 expect_exit 4 "fchmodat2ctl --json check before load" ./fchmodat2ctl --json check
 said '"probe": "ENOSYS", "reason": "\\"fchmodat2ctl load\\" loads the module", "result": "absent", "exit": 4}$' \
 	"check --json: absent, loadable, exit 4"
 
 expect_exit 0 "fchmodat2ctl load" ./fchmodat2ctl load
-said 'module loaded (version [0-9.]*): system call 452 served through ' \
+said '^fchmodat2ctl: module loaded (version [0-9.]*): system call 452 served through ' \
 	"load says: loaded, its version and mechanism"
 expect_exit 0 "fchmodat2ctl status, module loaded (available: exit 0)" ./fchmodat2ctl status
 said 'served by the fchmodat2 module' "status says: served by the module"
@@ -152,7 +152,7 @@ refused=$(cat /sys/module/fchmodat2/calls_refused)
 expect_exit 0 "fchmodat2ctl check, module loaded" ./fchmodat2ctl check
 [ "$(grep -c '^ok ' "$out")" = 4 ]
 step $? "check: 4 of 4 checks pass"
-said 'system call 452 behaves' "check says: behaves"
+said '^fchmodat2ctl: system call 452 behaves' "check says: behaves"
 # check: 2 served (file, O_PATH); 2 refused (symlink, flags), and the
 # probe's own refused call
 [ "$(cat /sys/module/fchmodat2/calls_served)" = $((served + 2)) ] &&
@@ -166,7 +166,7 @@ expect_exit 0 "fchmodat2ctl --json status (available: exit 0)" ./fchmodat2ctl --
 said '"state": "module".*"loaded": true, "version": "[0-9.]*", "mechanism": "[^"]*", "calls_served": [0-9]*, "calls_refused": [0-9]*' \
 	"status --json: module, version, mechanism, counters"
 expect_exit 0 "fchmodat2ctl load, already loaded" ./fchmodat2ctl load
-said 'already loaded' "load says: already loaded"
+said '^fchmodat2ctl: the module is already loaded' "load says: already loaded"
 
 echo "# the preload shim and the library, module loaded, /proc not mounted"
 expect_exit "$libc_differ" "lchmod_prog without the shim" ./lchmod_prog /tmp
@@ -188,13 +188,13 @@ umount /proc
 
 echo "# unload"
 expect_exit 0 "fchmodat2ctl unload" ./fchmodat2ctl unload
-said 'module unloaded: system call 452 is ENOSYS again' "unload says: ENOSYS again"
+said '^fchmodat2ctl: module unloaded: system call 452 is ENOSYS again' "unload says: ENOSYS again"
 [ ! -e /sys/module/fchmodat2 ]
 step $? "the module is unloaded"
 expect_exit 4 "fchmodat2ctl status after unload" ./fchmodat2ctl status
 said 'loadable:  yes' "status says: loadable again"
 expect_exit 0 "fchmodat2ctl unload, not loaded" ./fchmodat2ctl unload
-said 'not loaded' "unload says: not loaded"
+said '^fchmodat2ctl: the module is not loaded' "unload says: not loaded"
 
 echo "# lockdown: an unsigned module is refused"
 mount -t securityfs securityfs /sys/kernel/security 2>/dev/null
