@@ -199,6 +199,22 @@ f2_build_debs() {
 	fi
 }
 
+# f2_release_root RELEASE: what builds as a user of that Debian release
+# (bullseye, bookworm) would: nothing (status 0, no output) when this
+# machine runs RELEASE (its own tools and libraries are that release's),
+# else the path of a root of RELEASE (tests/userspace/build-root.sh, made
+# once). The lanes never take this machine's userland for another
+# release's. F2_OS_RELEASE names another os-release file (default
+# /etc/os-release), to try the root path on a machine of that release.
+f2_release_root() {
+	local codename
+
+	codename=$(. "${F2_OS_RELEASE:-/etc/os-release}" 2>/dev/null &&
+		echo "${VERSION_CODENAME:-}")
+	[ "$codename" = "$1" ] && return 0
+	"$top/tests/userspace/build-root.sh" "$1"
+}
+
 # f2_chroot ROOT CMD...: CMD chrooted into ROOT (a root of
 # tests/userspace/build-root.sh), in mount and PID namespaces of its own
 # with a /proc of its own, as sbuild's and pbuilder's chroots have one; as

@@ -4,12 +4,12 @@
 # package.sh [RELEASE]: build the Debian packages (dpkg-buildpackage -b -us
 # -uc) from a copy of the tree, as a user of RELEASE builds them, and check
 # them: lintian --pedantic, their contents, a program built against them.
-# RELEASE: bookworm (Debian 12, this machine's own tools: the default) or
-# bullseye (Debian 11: in the root of tests/userspace/build-root.sh, with
-# its dpkg-dev, debhelper, dkms, lintian, gcc and glibc, through
-# f2_chroot). TAP output; used by make check. The packages stay in
-# build/pkg (Debian 12) or the root's /src/pkg (Debian 11), for
-# tests/debian-system.
+# RELEASE: bookworm (Debian 12: the default) or bullseye (Debian 11):
+# with this machine's own tools when it runs RELEASE, else in a root of
+# RELEASE (tests/userspace/build-root.sh, f2_release_root), with its
+# dpkg-dev, debhelper, dkms, lintian, gcc and glibc, through f2_chroot.
+# TAP output; used by make check. The packages stay in build/pkg (this
+# machine's release) or the root's /src/pkg.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -23,13 +23,14 @@ t() { # t <exit code> <description>
 
 ver=$(f2_version)
 case $release in
-bookworm) root='' dir=$B/pkg ;;
-bullseye)
-	root=$("$top/tests/userspace/build-root.sh" bullseye) ||
-		{ t 1 "cannot make the Debian 11 root"; echo "1..$n"; exit 1; }
-	dir=$root/src/pkg ;;
+bookworm | bullseye) ;;
 *) echo "package.sh: unknown release $release (bookworm, bullseye)" >&2; exit 2 ;;
 esac
+# this machine's tools if it runs RELEASE, else a root of RELEASE
+root=$(f2_release_root "$release") ||
+	{ t 1 "cannot make the $release root"; echo "1..$n"; exit 1; }
+dir=$B/pkg
+[ -n "$root" ] && dir=$root/src/pkg
 # in_release CMD...: CMD with the release's own tools (paths: in_path)
 in_release() {
 	if [ -n "$root" ]; then f2_chroot "$root" "$@"; else "$@"; fi

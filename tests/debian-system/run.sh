@@ -14,7 +14,8 @@
 # the kernels the guest installed are booted from their vmlinuz and initrd,
 # read from the guest's disk (debugfs). Builds the Debian packages from the
 # tree as a user of that release does (dpkg-buildpackage, as package.sh:
-# Debian 11's in the root of tests/userspace/build-root.sh) and puts them,
+# in a root of that release unless this machine runs it, f2_release_root)
+# and puts them,
 # the test programs and Debian 13's chmod on a second drive.
 #
 # Prints every boot's TAP lines and verdict, then
@@ -47,14 +48,12 @@ env=$("$top/tests/debian-system/mkimage.sh" "$suite" 2>"$out/mkimage.log" | tail
 . "$env"
 krel=$KREL
 
-# the packages, as a user of the release builds them (README): Debian
-# 12's with this machine's tools, Debian 11's in a Debian 11 root
-pkgroot='' pkg=$out/pkg
-if [ "$suite" = bullseye ]; then
-	pkgroot=$("$top/tests/userspace/build-root.sh" bullseye) ||
-		die "cannot make the Debian 11 root to build the packages in"
-	pkg=$pkgroot/src/debian-system-pkg
-fi
+# the packages, as a user of the release builds them (README): with this
+# machine's tools if it runs that release, else in a root of it
+pkgroot=$(f2_release_root "$suite") ||
+	die "cannot make the $suite root to build the packages in"
+pkg=$out/pkg
+[ -n "$pkgroot" ] && pkg=$pkgroot/src/debian-system-pkg
 f2_build_debs "$pkg" "" "$pkgroot" >"$out/pkg.log" 2>&1 ||
 	{ tail -n 20 "$out/pkg.log"; die "dpkg-buildpackage failed: $out/pkg.log"; }
 cp "$pkg/fchmodat2-dkms_${ver}_all.deb" \

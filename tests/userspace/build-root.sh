@@ -30,7 +30,11 @@ suite=${1:?usage: build-root.sh SUITE [arm64]}
 host=${2:-}
 # shellcheck disable=SC2054 # commas inside an option's value
 case $host in
-'') extra=(--include=build-essential,dpkg-dev,debhelper,dkms,lintian)
+'') # the packages' Build-Depends (debian/control): dh_dkms is in dkms
+    # up to Debian 11, in dh-dkms since Debian 12; dh_auto_test's man-db
+    # and python3
+    extra=(--include=build-essential,dpkg-dev,debhelper,dkms,lintian,man-db,python3)
+    [ "$suite" = bullseye ] || extra+=(--include=dh-dkms)
     root_version=2 security=1 ;;
 arm64) extra=(--architectures=amd64,arm64
 	      --include=crossbuild-essential-arm64,libc6-dev:arm64,libkmod-dev:arm64)

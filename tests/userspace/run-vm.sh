@@ -4,9 +4,10 @@
 # run-vm.sh SERIES: the userspace scenario (tests/userspace/guest.sh) in
 # one QEMU boot of the newest Debian kernel of SERIES (a row of the matrix
 # with a userspace lane: 5.10, 6.1, 5.10-arm64, 6.1-arm64). Builds
-# userspace/ with that kernel's Debian release (5.10: Debian 11, in a
-# bullseye root by chroot; 6.1: Debian 12, this machine; on arm64 cross-built
-# in a root of that release, build-root.sh RELEASE arm64), the module for
+# userspace/ with that kernel's Debian release (5.10: Debian 11; 6.1:
+# Debian 12; with this machine's tools if it runs that release, else in a
+# root of it by chroot; on arm64 cross-built in a root of that release,
+# build-root.sh RELEASE arm64), the module for
 # that kernel (make KDIR=, as README says) and for another kernel of the
 # same architecture (the "built for another kernel" case), tests/kmods
 # (another ftrace user on the module's hook site), stages the programs with
@@ -64,9 +65,10 @@ cp "$other_out/module-other/fchmodat2.ko" "$out/fchmodat2-other.ko"
 f2_build_kmods "$out/kmods" >>"$out/build.log" 2>&1 ||
 	die "cannot build tests/kmods for $KREL: $out/build.log"
 # Each guest runs its own Debian's userland, built there as a user of that
-# release builds it: Debian 12's is this machine's; Debian 11's (5.10) is
-# a bullseye root (build-root.sh) in which userspace/ is built by chroot,
-# with its gcc, glibc 2.31 and libkmod.
+# release builds it: this machine's when it runs that release (Debian 12
+# on a Debian 12 machine), else a root of the release (build-root.sh,
+# f2_release_root: Debian 11's with its gcc, glibc 2.31 and libkmod) in
+# which userspace/ is built by chroot.
 # On arm64 both releases build in a root with the release's cross
 # compiler and its arm64 libc and libkmod (build-root.sh RELEASE arm64),
 # as Debian cross-builds a package for arm64.
@@ -76,17 +78,21 @@ if [ "$DEBARCH" = arm64 ]; then
 	make_vars=(CC=$cc AR=aarch64-linux-gnu-ar
 		   "PKG_CONFIG=env PKG_CONFIG_LIBDIR=/usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig pkg-config")
 fi
-if [ "$release" = bookworm ] && [ "$DEBARCH" = amd64 ]; then
-	sysroot=
+sysroot=
+if [ "$DEBARCH" = amd64 ]; then
+	sysroot=$(f2_release_root "$release") ||
+		die "cannot make the $release root"
+fi
+if [ "$DEBARCH" = amd64 ] && [ -z "$sysroot" ]; then
 	U=$B/userspace
 	make -s -C "$top/userspace" O="$U" tests >>"$out/build.log" 2>&1 ||
 		die "cannot build userspace/: $out/build.log"
 	ldd_in() { ldd "$@"; }
 else
-	rootarch=
-	[ "$DEBARCH" = arm64 ] && rootarch=arm64
-	sysroot=$("$top/tests/userspace/build-root.sh" "$release" ${rootarch:+"$rootarch"}) ||
-		die "cannot make the $release root"
+	if [ "$DEBARCH" = arm64 ]; then
+		sysroot=$("$top/tests/userspace/build-root.sh" "$release" arm64) ||
+			die "cannot make the $release arm64 root"
+	fi
 	# (/src may be the user's in a root's root: emptied, not removed)
 	find "$sysroot/src" -mindepth 1 -delete &&
 		mkdir -p "$sysroot/src/tests" ||
