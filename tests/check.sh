@@ -31,12 +31,42 @@ row() { # kernel build load pass fail skip unload console
 	rows+=("$(printf '%-34s %-9s %-5s %5s %5s %5s %-6s %s' "$@")")
 }
 
-# count LOG RC: TAP lines of LOG into the totals; sets p f s. A run that
-# failed (RC != 0) without any "not ok" line (a crash, a dead VM, no
-# fchmodat2 at all) counts as one failure.
+# count LOG RC: TAP lines of LOG (a run on this machine) into the totals;
+# sets p f s. A run that failed (RC != 0) without any "not ok" line (a
+# crash, no fchmodat2 at all) counts as one failure.
 count() {
 	read -r p f s < <(f2_tap_count "$1" "$2")
 	pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
+}
+
+# boot_row LABEL BUILD LOG RC VERDICT [nolog]: one boot of a row, its
+# result (f2_result, as every lane's boots) into the totals and the
+# table; sets p f s.
+boot_row() {
+	local load unload console
+
+	IFS='|' read -r p f s load unload console _ \
+		< <(f2_result "$3" "$4" "$5" ${6:+"$6"})
+	pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
+	row "$1" "$2" "$load" "$p" "$f" "$s" "$unload" "$console"
+}
+
+# lane_rows NAME FILE RC: the F2-ROW lines (f2_row) a lane printed into
+# FILE, one per boot or target, into the totals and the table. A lane
+# that failed (RC != 0) without a failing row, or printed no row at all
+# (it died), is one failure more.
+lane_rows() {
+	local label krel p f s load unload console lf=0 n=0
+
+	while IFS='|' read -r _ label krel p f s load unload console _; do
+		pass=$((pass + p)) lf=$((lf + f)) skip=$((skip + s)) n=$((n + 1))
+		row "$label $krel" - "$load" "$p" "$f" "$s" "$unload" "$console"
+	done < <(grep -a '^F2-ROW|' "$2")
+	if [ "$n" = 0 ] || { [ "$3" != 0 ] && [ "$lf" = 0 ]; }; then
+		lf=$((lf + 1))
+		row "$1: no failing row, exit $3" FAIL - - 1 - - -
+	fi
+	fail=$((fail + lf))
 }
 
 echo "== native: $(uname -r) (the oracle)"
@@ -163,7 +193,7 @@ build_for() {
 # x32, oops), its TAP counts into pass/fail/skip and its table rows.
 matrix_row() {
 	local entry=$1 series mode label append lanes out build bin files script
-	local kmods rc p f s main_p main_f main_s st_row load unload console x32files
+	local kmods rc p f s st_row x32files
 
 	IFS='|' read -r series mode label append lanes <<<"$entry"
 	echo "== VM: $label ($series), $mode"
@@ -237,19 +267,10 @@ matrix_row() {
 	# mainline's selftest: a row of its own
 	grep -a 'harness: mainline selftest' "$out/console.log" >"$out/selftest.tap"
 	grep -av 'harness: mainline selftest' "$out/console.log" >"$out/main.tap"
-	count "$out/main.tap" "$rc"
-	main_p=$p main_f=$f main_s=$s
+	boot_row "$label $KREL" "$build" "$out/main.tap" "$rc" "$out/verdict"
 	count "$out/selftest.tap" 0
 	st_row=("$label $KREL: mainline selftest" - - "$p" "$f" "$s" - -)
 	[ "$((p + f))" = 0 ] && { st_row[4]=1; fail=$((fail + 1)); }
-	p=$main_p f=$main_f s=$main_s
-	load=$(tr -d '\r' <"$out/console.log" | sed -n 's/^F2-RESULT load //p' | tail -n 1)
-	unload=$(tr -d '\r' <"$out/console.log" | sed -n 's/^F2-RESULT unload //p' | tail -n 1)
-	console=clean
-	grep -q 'kernel:' "$out/verdict" && console=DIRTY
-	grep -q 'harness: the kernel log is clean' "$out/console.log" || console=DIRTY
-	[ "$rc" = 2 ] && console="VM-DIED"
-	row "$label $KREL" "$build" "${load:--}" "$p" "$f" "$s" "${unload:--}" "$console"
 	row "${st_row[@]}"
 
 	# x32 executed (issue 11 #6): Debian's generic x86_64 kernels build
@@ -268,10 +289,8 @@ matrix_row() {
 		rc=$?
 		cat "$out/x32-verdict"
 		tr -d '\r' <"$out/x32-console.log" | grep -E '^ *not ok'
-		count "$out/x32-console.log" "$rc"
-		load=$(tr -d '\r' <"$out/x32-console.log" | sed -n 's/^F2-RESULT load //p' | tail -n 1)
-		unload=$(tr -d '\r' <"$out/x32-console.log" | sed -n 's/^F2-RESULT unload //p' | tail -n 1)
-		row "$label $KREL: x32 (syscall.x32=y)" - "${load:--}" "$p" "$f" "$s" "${unload:--}" - ;;
+		boot_row "$label $KREL: x32 (syscall.x32=y)" - \
+			"$out/x32-console.log" "$rc" "$out/x32-verdict" ;;
 	esac
 
 	# Issue 15 #1: a task oopses inside the handler (tests/guest/oops.sh),
@@ -285,9 +304,8 @@ matrix_row() {
 	rc=$?
 	cat "$out/oops-verdict"
 	tr -d '\r' <"$out/oops-console.log" | grep -E '^ *not ok'
-	count "$out/oops-console.log" "$rc"
-	unload=$(tr -d '\r' <"$out/oops-console.log" | sed -n 's/^F2-RESULT unload //p' | tail -n 1)
-	row "$label $KREL: oops inside" "$([ "$rc" = 0 ] && echo ok || echo FAIL)" - "$p" "$f" "$s" "${unload:--}" -
+	boot_row "$label $KREL: oops inside" "$([ "$rc" = 0 ] && echo ok || echo FAIL)" \
+		"$out/oops-console.log" "$rc" "$out/oops-verdict" nolog
 }
 
 # The rows run F2_JOBS at a time (2 by default), each in a subshell that
@@ -349,14 +367,7 @@ if [ "${#st_targets[@]}" -gt 0 ]; then
 	"$top/tests/stress.sh" --short "${st_targets[@]}" >"$B/stress.tap" 2>&1
 	rc=$?
 	grep -E '^ *not ok|^verdict|^ *# per cycle' "$B/stress.tap"
-	st_fail=0
-	while IFS='|' read -r _ t krel p f s verdict; do
-		pass=$((pass + p)) st_fail=$((st_fail + f)) skip=$((skip + s))
-		row "stress $t $krel" - - "$p" "$f" "$s" - "${verdict%% (*}"
-	done < <(grep '^F2-ROW|' "$B/stress.tap")
-	# a lane that failed without a failing row (it died) is one failure
-	[ "$rc" != 0 ] && [ "$st_fail" = 0 ] && st_fail=1
-	fail=$((fail + st_fail))
+	lane_rows stress "$B/stress.tap" "$rc"
 fi
 
 # Issue 4: filesystems (tmpfs, ext4, xfs, btrfs), seccomp, ptrace, fsnotify,
@@ -369,8 +380,7 @@ echo "== subsystems: $gk_series"
 "$top/tests/subsystems/run-vm.sh" $gk_series >"$B/subsystems.tap" 2>&1
 rc=$?
 grep -E '^ *not ok|^# DIFFERENT|^verdict:' "$B/subsystems.tap"
-count "$B/subsystems.tap" "$rc"
-row "subsystems ($gk_series)" "$([ "$rc" = 0 ] && echo ok || echo FAIL)" - "$p" "$f" "$s" - -
+lane_rows subsystems "$B/subsystems.tap" "$rc"
 
 # The userspace scenario (library, preload shim with Debian 12's glibc and
 # no /proc, fchmodat2ctl) in its own boot of the rows with a userspace
@@ -382,8 +392,7 @@ while IFS='|' read -r series _ _ <&3; do
 	"$top/tests/userspace/run-vm.sh" "$series" >"$log" 2>&1
 	rc=$?
 	grep -E '^ *not ok|^verdict' "$log"
-	count "$log" "$rc"
-	row "userspace in QEMU, $series" "$([ "$rc" = 2 ] && echo FAIL || echo ok)" - "$p" "$f" "$s" - -
+	lane_rows "userspace $series" "$log" "$rc"
 done 3< <(f2_lane userspace)
 
 # The user's path on a real Debian system: systemd, apt install of the
@@ -392,16 +401,12 @@ done 3< <(f2_lane userspace)
 # (tests/debian-system/); on Debian 12 also Secure Boot and the kernel upgrade to
 # 6.12 and a boot on it; on Debian 11 a boot on the second kernel.
 debian_system() {
-	local suite=$1 name=$2 tap=$B/$3.tap rc krel p f s verdict
+	local suite=$1 name=$2 tap=$B/$3.tap rc
 	echo "== real system: $name, systemd, apt, DKMS"
 	"$top/tests/debian-system/run.sh" "$suite" >"$tap" 2>&1
 	rc=$?
 	grep -E '^ *not ok|^verdict' "$tap"
-	krel=? p=0 f=0 s=0 verdict='no result'
-	IFS='|' read -r _ _ krel p f s verdict < <(grep '^F2-ROW|' "$tap")
-	[ "$rc" != 0 ] && [ "$f" = 0 ] && f=1
-	pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
-	row "real system $krel" "$([ "$rc" = 0 ] && echo ok || echo FAIL)" - "$p" "$f" "$s" - "${verdict%% (*}"
+	lane_rows "real system $name" "$tap" "$rc"
 }
 while IFS='|' read -r _ label suite <&3; do
 	debian_system "$suite" "$label" "debian-system-$suite"

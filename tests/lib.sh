@@ -384,3 +384,37 @@ f2_tap_count() {
 			printf "%d %d %d\n", p, f, s
 		}'
 }
+
+# f2_result LOG RC VERDICT [nolog]: what one boot gave, one line
+# "PASS|FAIL|SKIP|LOAD|UNLOAD|CONSOLE|VERDICT": LOG's results
+# (f2_tap_count: a boot that failed without a failing line is one
+# failure), the guest's last "F2-RESULT load" and "unload" (- if none),
+# the console and run.sh's verdict (VERDICT: the file run.sh's output went
+# to). CONSOLE: VM-DIED when RC is 2; DIRTY when run.sh saw a kernel
+# message, or the guest did not report its kernel log clean ("ok N
+# harness: the kernel log is clean", tests/guest/steps.sh); with nolog (a
+# guest that oopses on purpose and checks its log its own way) "-" unless
+# DIRTY or VM-DIED. Every lane's boots go through it; the lanes print it
+# as F2-ROW lines (f2_row), which make check adds up.
+f2_result() {
+	local p f s load unload console=clean
+
+	read -r p f s < <(f2_tap_count "$1" "$2")
+	load=$(tr -d '\r' <"$1" | sed -n 's/^F2-RESULT load //p' | tail -n 1)
+	unload=$(tr -d '\r' <"$1" | sed -n 's/^F2-RESULT unload //p' | tail -n 1)
+	if [ "${4:-}" = nolog ]; then
+		console=-
+	elif ! tr -d '\r' <"$1" | grep -Eq '^ *ok [0-9]+ harness: the kernel log is clean'; then
+		console=DIRTY
+	fi
+	grep -q 'kernel:' "$3" && console=DIRTY
+	[ "$2" = 2 ] && console=VM-DIED
+	echo "$p|$f|$s|${load:--}|${unload:--}|$console|$(sed -n 's/^verdict: //p' "$3" | tail -n 1)"
+}
+
+# f2_row LABEL KERNEL RESULT: a lane's line for one boot (or target),
+# "F2-ROW|LABEL|KERNEL|" and RESULT (f2_result's line). tests/check.sh
+# adds every F2-ROW line of a lane to its totals and its table.
+f2_row() {
+	echo "F2-ROW|$1|$2|$3"
+}

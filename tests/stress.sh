@@ -24,7 +24,7 @@
 # (--short: 35 cycles, 100 toggles, 5 s loaded, 1 round of the parked
 # 452 and the idle tracer only: the check lane holds every stranger on
 # every row, without the load). Prints every guest's TAP lines,
-# then "F2-ROW|target|kernel|pass|fail|skip|verdict" per target; exits
+# then an F2-ROW line per target (f2_row, tests/lib.sh); exits
 # non-zero on any failure. Console logs: build/stress-vm/TARGET/console.log.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -62,7 +62,7 @@ for t in "${targets[@]}"; do
 	if ! f2_kernel "$series" || ! f2_build_module "$out/module" >"$out/build.log" 2>&1; then
 		tail -n 20 "$out/build.log" 2>/dev/null
 		echo "not ok 1 stress $t: fetch or build failed"
-		echo "F2-ROW|$t|${KREL:-?}|0|1|0|build failed"
+		f2_row "stress $t" "${KREL:-?}" "0|1|0|-|-|-|fetch or build failed"
 		status=1
 		continue
 	fi
@@ -78,8 +78,9 @@ for t in "${targets[@]}"; do
 	rc=$?
 	tr -d '\r' <"$out/console.log" | grep -E '^ *(not )?ok |^ *# '
 	cat "$out/verdict"
-	read -r p f s < <(f2_tap_count "$out/console.log" "$rc")
+	res=$(f2_result "$out/console.log" "$rc" "$out/verdict")
+	IFS='|' read -r _ f _ <<<"$res"
 	[ "$rc" = 0 ] && [ "$f" = 0 ] || status=1
-	echo "F2-ROW|$t|$KREL${append:+ $append}|$p|$f|$s|$(sed -n 's/^verdict: //p' "$out/verdict")"
+	f2_row "stress $t" "$KREL${append:+ $append}" "$res"
 done
 exit "$status"

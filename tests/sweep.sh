@@ -101,19 +101,13 @@ for s in "${series_list[@]}"; do
 		f2_boot "$k/f2" "$k/initrd.cpio.gz" "$k/console.log" -t 600 \
 			>"$k/verdict"
 		rc=$?
-		log=$(tr -d '\r' <"$k/console.log")
-		load=$(sed -n 's/^F2-RESULT load //p' <<<"$log" | tail -n 1)
-		unload=$(sed -n 's/^F2-RESULT unload //p' <<<"$log" | tail -n 1)
 		# every result, the 32-bit program's nested ones included
-		read -r ok nok skipped < <(f2_tap_count "$k/console.log" "$rc")
+		IFS='|' read -r ok nok skipped load unload console _ \
+			< <(f2_result "$k/console.log" "$rc" "$k/verdict")
 		ok=$((ok + skipped))
-		console=clean
-		grep -q 'kernel:' "$k/verdict" && console=DIRTY
-		grep -q 'harness: the kernel log is clean' <<<"$log" || console=DIRTY
-		[ "$rc" = 2 ] && console=VM-DIED
 		[ "$rc" = 0 ] && [ "$nok" = 0 ] && [ "$console" = clean ] || status=1
-		row "$KREL" "make+dkms" "${load:--}" "$ok passed, $nok failed" \
-			"${unload:--}" "$console"
+		row "$KREL" "make+dkms" "$load" "$ok passed, $nok failed" \
+			"$unload" "$console"
 		# keep the .debs, not the unpacked tree
 		rm -rf "$(dirname "$env")/root"
 	done

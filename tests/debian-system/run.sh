@@ -18,9 +18,8 @@
 # and puts them,
 # the test programs and Debian 13's chmod on a second drive.
 #
-# Prints every boot's TAP lines and verdict, then
-# "F2-ROW|debian-system[-bullseye]|kernel|pass|fail|skip|verdict"; exits non-zero
-# on any failure. Artifacts in build/debian-system/ (build/debian-system-bullseye/):
+# Prints every boot's TAP lines, verdict and F2-ROW line (f2_row,
+# tests/lib.sh); exits non-zero on any failure. Artifacts in build/debian-system/ (build/debian-system-bullseye/):
 # console-BOOT.log for each boot.
 set -uo pipefail
 # shellcheck source=tests/lib.sh
@@ -36,7 +35,7 @@ out=$B/$id
 ver=$(f2_version)
 die() {
 	echo "not ok 1 $id: $*"
-	echo "F2-ROW|$id|${krel:-?}|0|1|0|$*"
+	f2_row "$id" "${krel:-?}" "0|1|0|-|-|-|$*"
 	exit 1
 }
 rm -rf "$out"
@@ -155,7 +154,7 @@ mke2fs -q -t ext4 -L F2 -d "$out/f2" "$out/f2.img" || die "cannot make the F2 dr
 # The disk the guest changes: a copy of the cached image.
 cp --sparse=always "$ROOTFS" "$out/rootfs.img" || die "cannot copy $ROOTFS"
 
-status=0 p=0 f=0 s=0 verdict=''
+status=0
 for boot in $boots; do
 	kernel=$VMLINUZ initrd=$INITRD bk=$krel
 	case $boot in
@@ -209,12 +208,11 @@ for boot in $boots; do
 	rc=$?
 	tr -d '\r' <"$out/console-$boot.log" | grep -E '^ *(not )?ok |^ *# '
 	cat "$out/verdict-$boot"
-	read -r bp bf bs < <(f2_tap_count "$out/console-$boot.log" "$rc")
-	p=$((p + bp)) f=$((f + bf)) s=$((s + bs))
-	verdict=$(sed -n 's/^verdict: //p' "$out/verdict-$boot")
-	[ "$rc" = 0 ] || { status=1; break; }
+	res=$(f2_result "$out/console-$boot.log" "$rc" "$out/verdict-$boot")
+	f2_row "$id boot $boot" "$bk" "$res"
+	IFS='|' read -r _ bf _ <<<"$res"
+	[ "$rc" = 0 ] && [ "$bf" = 0 ] || { status=1; break; }
 done
-echo "F2-ROW|$id|$krel (+ $CLOUD_KREL${UPGRADE_KREL:+, $UPGRADE_KREL})|$p|$f|$s|boot $boot: $verdict"
 # the guest's disk (a gigabyte) is kept only when something failed
 [ "$status" = 0 ] && rm -f "$out/rootfs.img"
 exit "$status"

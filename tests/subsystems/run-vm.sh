@@ -217,6 +217,25 @@ fresh() {
 }
 
 # emit LOG: its TAP lines (and the verdict) on stdout.
+# vm_failed LABEL KERNEL WHY: a run that could not boot, one failure
+vm_failed() {
+	echo "not ok 1 $1: $3"
+	f2_row "subsystems $1" "$2" "0|1|0|-|-|-|$3"
+	fail "$1: $3"
+}
+
+# compared REF RUN: compare, its TAP lines kept in compare.tap too, for
+# the comparisons' F2-ROW line; cmp_rc 1 if it failed
+compared() {
+	local s0=$status
+
+	status=0
+	compare "$1" "$2" >"$G/compare.one"
+	tee -a "$G/compare.tap" <"$G/compare.one"
+	[ "$status" = 0 ] || cmp_rc=1
+	[ "$s0" = 0 ] || status=1
+}
+
 emit() {
 	tr -d '\r' <"$1" | grep -E '^ *(not )?ok |^ *# (Subtest|gk-run|gk-end|=====|Totals|harness)'
 }
@@ -234,28 +253,33 @@ run_host() {
 	oracle=$?
 	if [ "$oracle" = 1 ]; then
 		echo "ok 1 # SKIP host: $why"
+		f2_row "subsystems host" "$(uname -r)" "0|0|1|-|-|-|SKIP: $why"
 		echo "$why" >"$out/skipped"
 		host_stamp >"$out/stamp"
 		return 0
 	elif [ "$oracle" != 0 ]; then
 		echo "not ok 1 host: $why"
+		f2_row "subsystems host" "$(uname -r)" "0|1|0|-|-|-|$why"
 		fail "host: $why"
 		return 1
 	fi
 	if [ "$(id -u)" != 0 ]; then
 		why="not root: the native run needs loop devices and mounts (Debian 13's 6.12 in QEMU is the oracle)"
 		echo "ok 1 # SKIP host: $why"
+		f2_row "subsystems host" "$(uname -r)" "0|0|1|-|-|-|SKIP: $why"
 		echo "$why" >"$out/skipped"
 		host_stamp >"$out/stamp"
 		return 0
 	fi
-	make_images "$out/img" || { fail "host: mkfs failed"; return 1; }
+	make_images "$out/img" || { vm_failed host "$(uname -r)" "mkfs failed"; return 1; }
 	unshare -m --propagation private \
 		sh "$here/host.sh" "$G/bin" "$out/img" "$G/trixie" \
 		>"$out/console.log" 2>&1
 	local rc=$?
 	emit "$out/console.log"
 	echo "# host: host.sh exited $rc"
+	f2_row "subsystems host" "$(uname -r)" \
+		"$(f2_result "$out/console.log" "$rc" /dev/null nolog)"
 	sed -n 's/^# gk-host-bits //p' "$out/console.log" >"$out/bits"
 	[ "$rc" = 0 ] || fail "host: native run failed (exit $rc)"
 	rm -rf "$out/img"
@@ -273,7 +297,7 @@ run_vm() {
 	rm -rf "$out"
 	mkdir -p "$out"
 	if ! f2_kernel "$series"; then
-		fail "$series: cannot fetch the kernel"
+		vm_failed "$series" "$series" "cannot fetch the kernel"
 		return 1
 	fi
 	echo "# == VM: $series ($KREL), $mode"
@@ -281,7 +305,7 @@ run_vm() {
 	if [ "$mode" = module ]; then
 		if ! f2_dkms_build "$out/dkms" >"$out/build.log" 2>&1; then
 			tail -n 20 "$out/build.log" "$out/dkms/dkms.log"
-			fail "$series: dkms build failed"
+			vm_failed "$series" "$KREL" "dkms build failed"
 			return 1
 		fi
 		files+=("$out/dkms/fchmodat2.ko")
@@ -289,7 +313,7 @@ run_vm() {
 	f2_stage "$out/f2" "$here/guest.sh" "${files[@]}"
 	cp -a "$d/trixie" "$out/f2/trixie"
 	echo "$mode" >"$out/f2/gk-mode"
-	make_images "$out/img" || { fail "$series: mkfs failed"; return 1; }
+	make_images "$out/img" || { vm_failed "$series" "$KREL" "mkfs failed"; return 1; }
 	for fs in ext4 xfs btrfs; do
 		q+=(-drive "file=$out/img/$fs.img,format=raw,if=none,id=$fs,cache=unsafe"
 		    -device "virtio-blk-pci,drive=$fs,serial=gk-$fs")
@@ -302,8 +326,8 @@ run_vm() {
 	rc=$?
 	emit "$out/console.log"
 	cat "$out/verdict"
-	# the step that run.sh's verdict is: a dead VM is one failure
-	echo "$([ "$rc" = 0 ] || echo 'not ')ok 1 vm $series: $(grep verdict: "$out/verdict")"
+	f2_row "subsystems $series" "$KREL" \
+		"$(f2_result "$out/console.log" "$rc" "$out/verdict")"
 	[ "$rc" = 0 ] || fail "$series: $(grep verdict: "$out/verdict")"
 	rm -rf "$out/img"
 	split_results "$out/console.log" "$out/results"
@@ -475,6 +499,8 @@ done
 # x86_64; Debian 13's arm64 6.12 on arm64 (this machine runs no arm64
 # kernel).
 done_labels=" $* "
+: >"$G/compare.tap"
+cmp_rc=0
 for s in "$@"; do
 	case $s:$(f2_mode "$s"):$(arch_of "$s") in
 	*:module:amd64) refs="host 6.12" ;;
@@ -482,7 +508,7 @@ for s in "$@"; do
 	6.12:native:*)
 		if fresh host; then
 			echo "# == 6.12 compared with host (both native)"
-			compare host 6.12
+			compared host 6.12
 		fi
 		continue ;;
 	*) continue ;;
@@ -495,10 +521,16 @@ for s in "$@"; do
 		fi
 		if fresh "$ref"; then
 			echo "# == $s compared with $ref"
-			compare "$ref" "$s"
+			compared "$ref" "$s"
 		else
+			echo "not ok 1 $s vs $ref: no results of $ref to compare with" |
+				tee -a "$G/compare.tap"
 			fail "no results of $ref to compare $s with"
 		fi
 	done
 done
+# the comparisons: one more F2-ROW line (each run printed its own)
+[ -s "$G/compare.tap" ] &&
+	f2_row "subsystems compared" "($*)" \
+		"$(f2_result "$G/compare.tap" "$cmp_rc" /dev/null nolog)"
 exit "$status"

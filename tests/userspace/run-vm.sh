@@ -12,7 +12,7 @@
 # same architecture (the "built for another kernel" case), tests/kmods
 # (another ftrace user on the module's hook site), stages the programs with
 # the release's dynamic loader and libraries, boots, and prints the guest's
-# TAP lines and the verdict. Exit status: 0 when the guest passed, 1 when
+# TAP lines, the verdict and its F2-ROW line (f2_row). Exit status: 0 when the guest passed, 1 when
 # a step failed, 2 when the VM or the build failed. Everything goes to
 # build/<abi>/userspace/ (build/<abi>-arm64/userspace/ on arm64; console.log
 # is kept).
@@ -189,8 +189,10 @@ f2_boot "$stage" "$out/initrd.cpio.gz" "$out/console.log" -t 900 >"$out/verdict"
 rc=$?
 tr -d '\r' <"$out/console.log" | grep -E '^ *(not )?ok |^ *# harness steps|^ *# Totals'
 cat "$out/verdict"
-read -r p f s < <(f2_tap_count "$out/console.log" "$rc")
+res=$(f2_result "$out/console.log" "$rc" "$out/verdict")
+IFS='|' read -r p f s _ <<<"$res"
 echo "userspace $KREL: $p passed, $f failed, $s skipped"
+f2_row userspace "$KREL" "$res"
 [ "$rc" = 0 ] && [ "$f" = 0 ] && exit 0
 [ "$rc" = 2 ] && exit 2
 exit 1
