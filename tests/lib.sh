@@ -209,6 +209,7 @@ f2_build_debs() {
 f2_release_root() {
 	local codename
 
+	# shellcheck disable=SC1090 # the machine's, or F2_OS_RELEASE
 	codename=$(. "${F2_OS_RELEASE:-/etc/os-release}" 2>/dev/null &&
 		echo "${VERSION_CODENAME:-}")
 	[ "$codename" = "$1" ] && return 0

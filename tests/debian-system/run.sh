@@ -154,6 +154,12 @@ mke2fs -q -t ext4 -L F2 -d "$out/f2" "$out/f2.img" || die "cannot make the F2 dr
 # The disk the guest changes: a copy of the cached image.
 cp --sparse=always "$ROOTFS" "$out/rootfs.img" || die "cannot copy $ROOTFS"
 
+# boot_failed WHY: a boot that could not be made, one failure
+boot_failed() {
+	echo "not ok 1 $id boot $boot: $*"
+	f2_row "$id boot $boot" "$bk" "0|1|0|-|-|-|$*"
+	status=1
+}
 status=0
 for boot in $boots; do
 	kernel=$VMLINUZ initrd=$INITRD bk=$krel
@@ -167,8 +173,7 @@ for boot in $boots; do
 		debugfs -R "dump /boot/vmlinuz-$bk $kernel" "$out/rootfs.img" 2>/dev/null &&
 			debugfs -R "dump /boot/initrd.img-$bk $initrd" "$out/rootfs.img" 2>/dev/null &&
 			[ -s "$kernel" ] && [ -s "$initrd" ] || {
-			echo "not ok 1 $id: no /boot/vmlinuz-$bk or initrd on the guest's disk"
-			f=$((f + 1)) status=1
+			boot_failed "no /boot/vmlinuz-$bk or initrd on the guest's disk"
 			break
 		} ;;
 	esac
@@ -178,14 +183,12 @@ for boot in $boots; do
 	sb1)
 		cp /usr/share/OVMF/OVMF_VARS_4M.ms.fd "$out/vars.fd" &&
 			chmod u+w "$out/vars.fd" && mkesp || {
-			echo "not ok 1 debian-system: cannot make the EFI system partition or the variable store"
-			f=$((f + 1)) status=1
+			boot_failed "cannot make the EFI system partition or the variable store"
 			break
 		} ;;
 	sb2)
 		enrol || {
-			echo "not ok 1 debian-system: cannot enrol DKMS's key in MokList: $out/virt-fw.log"
-			f=$((f + 1)) status=1
+			boot_failed "cannot enrol DKMS's key in MokList: $out/virt-fw.log"
 			break
 		} ;;
 	esac
@@ -211,7 +214,10 @@ for boot in $boots; do
 	res=$(f2_result "$out/console-$boot.log" "$rc" "$out/verdict-$boot")
 	f2_row "$id boot $boot" "$bk" "$res"
 	IFS='|' read -r _ bf _ <<<"$res"
-	[ "$rc" = 0 ] && [ "$bf" = 0 ] || { status=1; break; }
+	if [ "$rc" != 0 ] || [ "$bf" != 0 ]; then
+		status=1
+		break
+	fi
 done
 # the guest's disk (a gigabyte) is kept only when something failed
 [ "$status" = 0 ] && rm -f "$out/rootfs.img"

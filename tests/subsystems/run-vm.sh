@@ -32,7 +32,9 @@
 # run first in the same invocation, or earlier from the same binaries (a
 # stamp says so); otherwise they are made first.
 #
-# Prints TAP: every guest's lines, then one line per compared program run.
+# Prints TAP: every guest's lines, then one line per compared program run;
+# an F2-ROW line (f2_row, tests/lib.sh) per run and one for the
+# comparisons, which make check adds up.
 # Exits non-zero on any "not ok", a dead VM, a dirty kernel log, or a
 # difference from a native kernel that kernel-differences does not
 # explain. Artifacts in build/subsystems/SERIES/: console.log, results/,
@@ -216,7 +218,6 @@ fresh() {
 		[ "$(cat "$G/$1/stamp" 2>/dev/null)" = "$want" ]
 }
 
-# emit LOG: its TAP lines (and the verdict) on stdout.
 # vm_failed LABEL KERNEL WHY: a run that could not boot, one failure
 vm_failed() {
 	echo "not ok 1 $1: $3"
@@ -236,6 +237,7 @@ compared() {
 	[ "$s0" = 0 ] || status=1
 }
 
+# emit LOG: its TAP lines (and the verdict) on stdout.
 emit() {
 	tr -d '\r' <"$1" | grep -E '^ *(not )?ok |^ *# (Subtest|gk-run|gk-end|=====|Totals|harness)'
 }
@@ -488,8 +490,13 @@ while [ "$printed" -lt "${#labels[@]}" ]; do
 		launched=$((launched + 1))
 	done
 	s=${labels[printed]}
-	wait "${pids[printed]}" || touch "$G/$s.failed"
+	wait "${pids[printed]}"
+	rc=$?
+	[ "$rc" = 0 ] || touch "$G/$s.failed"
 	cat "$G/$s.out"
+	# a run that died before its F2-ROW line is one failure in the table
+	grep -q '^F2-ROW|' "$G/$s.out" ||
+		vm_failed "$s" "$s" "died before its result (exit $rc)"
 	[ -e "$G/$s.failed" ] && status=1
 	printed=$((printed + 1))
 done

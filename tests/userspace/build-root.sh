@@ -35,7 +35,7 @@ case $host in
     # and python3
     extra=(--include=build-essential,dpkg-dev,debhelper,dkms,lintian,man-db,python3)
     [ "$suite" = bullseye ] || extra+=(--include=dh-dkms)
-    root_version=2 security=1 ;;
+    root_version=3 security=1 ;;
 arm64) extra=(--architectures=amd64,arm64
 	      --include=crossbuild-essential-arm64,libc6-dev:arm64,libkmod-dev:arm64)
        root_version=1 security= ;;
