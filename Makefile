@@ -108,8 +108,8 @@ $(B)/%: tests/%.c $(TEST_HEADERS)
 # The same programs for the arm64 guest: AArch64, and AArch32 for the
 # 32-bit compat ABI.
 ARM64_TESTS := $(addprefix $(B)/arm64/,fchmodat2_test fchmodat2_test32 f2call \
-		unload_test modload bench stress gk_audit gk_audit32 nrscan \
-		nrscan32 bpfhold)
+		unload_test modload bench stress stress32 gk_audit gk_audit32 \
+		nrscan nrscan32 bpfhold)
 
 tests-arm64: $(ARM64_TESTS)
 
@@ -120,6 +120,11 @@ $(B)/arm64/fchmodat2_test: $(F2T_DEPS)
 $(B)/arm64/fchmodat2_test32: $(F2T_DEPS)
 	@mkdir -p $(B)/arm64
 	arm-linux-gnueabihf-gcc $(TEST_CFLAGS) -o $@ $(F2T_SRCS)
+
+# the stress lane's AArch32 callers (the compat ABI, module loaded)
+$(B)/arm64/stress32: tests/stress.c $(TEST_HEADERS)
+	@mkdir -p $(B)/arm64
+	arm-linux-gnueabihf-gcc $(TEST_CFLAGS) -o $@ $<
 
 # nrscan (tests/nrscan.c) calls only the numbers no system call is
 # assigned to: the __NR_ names of each ABI's <asm/unistd.h>, listed by its

@@ -24,7 +24,8 @@
  * mainline's; without it, fchmodat2 may also give ENOSYS, nothing else.
  * ENOSYS is accepted only where the module comes and goes during the run
  * (cycles, calls); "loaded" takes none, and counts the calls served per
- * ABI (64-bit, and int $0x80 on x86_64): each must be served.
+ * ABI (64-bit, and int $0x80 on x86_64; on arm64 AArch64, and AArch32 in
+ * a second run of this program built for it): each must be served.
  *
  * Every step has a deadline (SIGALRM ends the program with a "not ok"), and
  * progress is printed so that a guest that stops printing is noticed.
@@ -55,10 +56,18 @@ static atomic_int stop;
 static atomic_long served, enosys, bad, calls;
 /* "loaded": ENOSYS from fchmodat2 is a wrong answer */
 static int strict;
-/* calls served per ABI: the native one, i386's int $0x80 */
+/*
+ * calls served per ABI: the native one (built for AArch32, arm64's compat
+ * ABI: stress32 in the arm64 guests), i386's int $0x80
+ */
 enum { ABI_NATIVE, ABI_INT80, NR_ABIS };
 static const char *const abi_names[NR_ABIS] = {
-	"the native ABI", "int $0x80 (i386)",
+#ifdef __arm__
+	"AArch32 (the compat ABI)",
+#else
+	"the native ABI",
+#endif
+	"int $0x80 (i386)",
 };
 static atomic_long served_abi[NR_ABIS];
 static pid_t parent;

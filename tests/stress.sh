@@ -70,9 +70,11 @@ for t in "${targets[@]}"; do
 	[ "$DEBARCH" = arm64 ] && bin=$B/arm64
 	printf "TOGGLES=%s\nCYCLES=%s\nROUNDS=%s\nLOADED=%s\nPARKED='%s'\n" \
 		"$toggles" "$n" "$rounds" "$loaded" "$parked" >"$out/stress.conf"
+	extra=()
+	[ "$DEBARCH" = arm64 ] && extra=("$bin/stress32")
 	f2_stage "$out/f2" "$top/tests/guest/stress.sh" "$bin/stress" \
 		"$bin/unload_test" "$bin/fchmodat2_test" "$out/module/fchmodat2.ko" \
-		"$top/tests/guest/steps.sh" "$out/stress.conf"
+		"$top/tests/guest/steps.sh" "$out/stress.conf" "${extra[@]}"
 	f2_boot "$out/f2" "$out/initrd.cpio.gz" "$out/console.log" \
 		-t "$deadline" ${append:+-a "$append"} >"$out/verdict"
 	rc=$?

@@ -40,6 +40,11 @@ echo "# 2b. the module loaded throughout: only mainline's answers, every ABI ser
 insmod ./fchmodat2.ko
 step $? "insmod"
 run ./stress loaded "$LOADED" /tmp
+# arm64: the same with AArch32 callers (arm64's compat ABI, a path of its
+# own through the module's hook)
+if [ "$(uname -m)" = aarch64 ]; then
+	run ./stress32 loaded "$LOADED" /tmp
+fi
 rmmod fchmodat2
 step $? "rmmod"
 
