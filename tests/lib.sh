@@ -405,7 +405,9 @@ f2_result() {
 	unload=$(tr -d '\r' <"$1" | sed -n 's/^F2-RESULT unload //p' | tail -n 1)
 	if [ "${4:-}" = nolog ]; then
 		console=-
-	elif ! tr -d '\r' <"$1" | grep -Eq '^ *ok [0-9]+ harness: the kernel log is clean'; then
+	elif ! grep -Eq '^ *ok [0-9]+ harness: the kernel log is clean' "$1"; then
+		# (on the file: under pipefail, "tr | grep -q" fails when grep
+		# exits before tr has written everything)
 		console=DIRTY
 	fi
 	grep -q 'kernel:' "$3" && console=DIRTY
