@@ -19,7 +19,8 @@
  * be the mode stat() sees), on its own symlink with AT_SYMLINK_NOFOLLOW
  * (EOPNOTSUPP, the symlink unchanged), with an unknown flag (EINVAL), at
  * 452 | __X32_SYSCALL_BIT (ENOSYS: x32 is off unless booted with
- * syscall.x32=y), through int $0x80 on x86_64 (the i386 entry); fchmodat
+ * syscall.x32=y; not from AArch32, where it is SIGILL), through int $0x80
+ * on x86_64 (the i386 entry); fchmodat
  * (268), getppid and getpid. With the module loaded every answer must be
  * mainline's; without it, fchmodat2 may also give ENOSYS, nothing else.
  * ENOSYS is accepted only where the module comes and goes during the run
@@ -51,7 +52,10 @@
 #define NCALLERS 4
 #define STEP_DEADLINE 120	/* seconds for one load, unload or toggle */
 #define X32_BIT 0x40000000L
-/* a caller's system calls per round: int $0x80 on x86_64, x32's not on arm */
+/*
+ * the calls a caller checks per round (not its stat()s nor getpid() for
+ * comparison): int $0x80 on x86_64 only, the x32 number not on AArch32
+ */
 #if defined(__x86_64__)
 #define CALLS_PER_ROUND 8
 #elif defined(__arm__)
@@ -71,7 +75,7 @@ static int strict;
 enum { ABI_NATIVE, ABI_INT80, NR_ABIS };
 static const char *const abi_names[NR_ABIS] = {
 #ifdef __arm__
-	"AArch32 (the compat ABI)",
+	"AArch32/compat",
 #else
 	"the native ABI",
 #endif
@@ -270,11 +274,15 @@ static void report(const char *during, int need_served)
 	char name[256];
 	int abi;
 
-	printf("# %ld calls: fchmodat2 served %ld (%s %ld, %s %ld), ENOSYS %ld; wrong answers %ld\n",
-	       atomic_load(&calls), atomic_load(&served),
-	       abi_names[ABI_NATIVE], atomic_load(&served_abi[ABI_NATIVE]),
-	       abi_names[ABI_INT80], atomic_load(&served_abi[ABI_INT80]),
-	       atomic_load(&enosys), atomic_load(&bad));
+	printf("# %ld calls: fchmodat2 served %ld (%s %ld", atomic_load(&calls),
+	       atomic_load(&served), abi_names[ABI_NATIVE],
+	       atomic_load(&served_abi[ABI_NATIVE]));
+#ifdef __x86_64__
+	printf(", %s %ld", abi_names[ABI_INT80],
+	       atomic_load(&served_abi[ABI_INT80]));
+#endif
+	printf("), ENOSYS %ld; wrong answers %ld\n", atomic_load(&enosys),
+	       atomic_load(&bad));
 	snprintf(name, sizeof(name),
 		 "%d callers on parallel CPUs got mainline's answer%s, %s",
 		 NCALLERS, strict ? " (never ENOSYS)" : " or ENOSYS", during);

@@ -11,16 +11,19 @@
 #   6.1-rt      Debian 12's PREEMPT_RT flavour
 #   5.10-rt     Debian 11's PREEMPT_RT flavour
 #   6.1-arm64   Debian 12 on arm64
+#   5.10-arm64  Debian 11 on arm64
 #   6.1-arm64-rt  its PREEMPT_RT flavour
 #   5.10-cloud, 6.1-cloud, 6.1-arm64-cloud  Debian's cloud flavours
 #               (PREEMPT_VOLUNTARY, no x32, fewer drivers)
 #   6.1-debug   the debug kernel (tests/vm/build-debug-kernel.sh), full
 #               preemption, KASAN and lockdep: when it is built
 #
-# make stress runs the long lane (1000 load/unload cycles on 5.10, 6.1 and
-# arm64, 200 on the preemption variants, 1000 tracepoint toggles, 5 rounds
-# of unloads with calls parked; hours: under emulation on two cores, 17
-# minutes for 5.10 and 22 for 6.1, one target at a time); make check the short one
+# make stress runs the long lane (1000 load/unload cycles on the generic
+# and cloud flavours, x86_64 and arm64, 200 on the preemption variants;
+# 1000 tracepoint toggles; 10 s loaded throughout, where every ABI must be
+# served: AArch32 too on arm64, through stress32; 5 rounds of unloads
+# with calls parked; under emulation on two cores 8.5 to 22 minutes a
+# target, about two and a half hours in all); make check the short one
 # (--short: 35 cycles, 100 toggles, 5 s loaded, 1 round of the parked
 # 452 and the idle tracer only: the check lane holds every stranger on
 # every row, without the load). Prints every guest's TAP lines,
