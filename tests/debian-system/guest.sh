@@ -3,8 +3,9 @@
 #
 # The real-system stage, inside the Debian 12 (or 11) guest of mkimage.sh:
 # run by f2-stage.service (systemd) from the drive labelled F2, mounted on
-# /f2, once per boot. tests/debian-system/run.sh boots the same disk six times
-# (seven with F2_FULL=1) on Debian 12, three (four) on Debian 11:
+# /f2, once per boot. tests/debian-system/run.sh boots the same disk seven times
+# (eight with F2_FULL=1) on Debian 12, four (five) on Debian 11 (one less
+# where the mirror has no newer kernel ABI than the point release's):
 #
 #   boot 1: no fchmodat2; Debian 13's chmod -R cannot work without /proc;
 #           apt installs the packages the tree built; DKMS builds and
@@ -16,7 +17,10 @@
 #           says served;
 #           Debian 13's chmod -R without /proc changes every file; a
 #           second kernel package (the cloud flavour) gets the module
-#           from DKMS's kernel hook; the kernel upgrade to Debian 12's
+#           from DKMS's kernel hook; so does the kernel upgrade within
+#           the series (linux-image-amd64 and linux-headers-amd64 from
+#           the point release's ABI to the security suite's, as apt
+#           upgrade brings it); the kernel upgrade to Debian 12's
 #           6.12 (apt install linux-image-6.12-amd64 and its headers):
 #           apt exits 0, DKMS installs the placeholder that never
 #           loads. With F2_FULL=1 (make check-full), before that kernel
@@ -32,13 +36,14 @@
 #   sb2:    the same with DKMS's key in MokList (run.sh puts it there, as
 #           MokManager does): the unit loaded the module at boot, it
 #           serves 452 locked down, an unsigned copy is rejected;
-#   cloud:  the cloud flavour installed in boot 2: the unit loaded the
-#           module DKMS built for it at boot, it serves;
+#   series: the series' newer ABI installed in boot 2: the unit loaded
+#           the module DKMS built for it at boot, it serves;
+#   cloud:  the cloud flavour installed in boot 2: the same;
 #   last boot, on 6.12 (native fchmodat2): nothing loads, the unit does
 #           nothing and fails nothing, fchmodat2ctl says native; apt
 #           remove leaves nothing.
 #
-# Debian 11 (bullseye): boots 1, 2 (and 3) and cloud as above, with DKMS
+# Debian 11 (bullseye): boots 1, 2 (and 3), series and cloud as above, with DKMS
 # 2.8, which does not sign, without Secure Boot and the kernel upgrade to
 # 6.12; apt remove at the end of the cloud boot leaves nothing.
 #
@@ -58,6 +63,8 @@ relname='Debian 12'
 [ "$release" = bullseye ] && relname='Debian 11'
 krel=$(cat /var/cache/f2-debs/KREL)
 cloud=$(cat /var/cache/f2-debs/CLOUD_KREL)
+# the series' newer ABI, from the security suite (empty: none newer)
+series=$(cat /var/cache/f2-debs-series/KREL 2>/dev/null)
 # Debian 12's kernel upgrade out of the series: its 6.12 (native fchmodat2)
 native=$(cat /var/cache/f2-debs-upgrade/KREL)
 state=/var/lib/f2-stage
@@ -186,6 +193,21 @@ boot1() {
 	run "$GK_BIN/fchmodat2_test32" -d "$tmp"
 }
 
+# dkms_built_for KREL: DKMS's kernel hook built and installed the module
+# for KREL, a kernel apt just installed
+dkms_built_for() {
+	local ko vm
+
+	ds=$(dkms status fchmodat2 2>&1)
+	echo "# dkms status: $ds"
+	dkms_installed "$ver" "$1"
+	step $? "DKMS's kernel hook built and installed the module for $1"
+	ko=$(find "/lib/modules/$1/updates" -name 'fchmodat2.ko*' | head -n 1)
+	vm=$(modinfo -F vermagic "$ko" 2>/dev/null)
+	case $vm in "$1 "*) true ;; *) false ;; esac
+	step $? "$ko is built for $1 (vermagic $vm)"
+}
+
 boot2() {
 	echo "# ===== boot 2: loaded by systemd; a second kernel; apt remove"
 	system_checks
@@ -207,14 +229,20 @@ boot2() {
 	quiet env DEBIAN_FRONTEND=noninteractive apt-get install -y \
 		/var/cache/f2-debs/*.deb
 	step $? "apt-get install linux-image-$cloud linux-headers-$cloud"
-	ds=$(dkms status fchmodat2 2>&1)
-	echo "# dkms status: $ds"
-	dkms_installed "$ver" "$cloud"
-	step $? "DKMS's kernel hook built and installed the module for $cloud"
-	ko=$(find "/lib/modules/$cloud/updates" -name 'fchmodat2.ko*' | head -n 1)
-	vm=$(modinfo -F vermagic "$ko" 2>/dev/null)
-	case $vm in "$cloud "*) true ;; *) false ;; esac
-	step $? "$ko is built for $cloud (vermagic $vm)"
+	dkms_built_for "$cloud"
+
+	# the kernel upgrade within the series: what "apt upgrade" brings
+	# from the security suite (the image's system is the point release's)
+	if [ -n "$series" ]; then
+		echo "# apt-get install: linux-image-amd64 and linux-headers-amd64 upgraded, $krel -> $series (local .debs)"
+		quiet env DEBIAN_FRONTEND=noninteractive apt-get install -y \
+			/var/cache/f2-debs-series/*.deb
+		step $? "apt-get install of the series' newer kernel $series (linux-image-amd64, linux-headers-amd64 upgraded)"
+		dkms_built_for "$series"
+	else
+		steps=$((steps + 1))
+		echo "ok $steps harness: the kernel upgrade within the series # SKIP the mirror's security suite has no newer ABI than the point release's $krel"
+	fi
 
 	if [ -f "$F2/NEXT" ]; then
 		upgrade
@@ -356,6 +384,11 @@ loaded_at_boot() {
 	run gk_chmod_tap "$tmp" "$F2/trixie" 452
 	run "$GK_BIN/fchmodat2_test" -d "$tmp"
 	run "$GK_BIN/fchmodat2_test32" -d "$tmp"
+}
+
+series_boot() {
+	echo "# ===== $series, the series' newer ABI installed in boot 2 (the kernel upgrade)"
+	loaded_at_boot "$series"
 }
 
 cloud_boot() {
@@ -530,15 +563,20 @@ remove_all() {
 	step $? "fchmodat2.service is gone, enabled nowhere, inactive (is-enabled: $en)"
 }
 
-# after boot 2 (3 with a package upgrade)
+# after boot 2 (3 with a package upgrade); the series' newer ABI before
+# the cloud flavour when there is one (tests/debian-system/run.sh boots
+# the same chain)
+then_cloud=cloud
+[ -n "$series" ] && then_cloud=series
 after=sb1
-[ "$release" = bullseye ] && after=cloud
+[ "$release" = bullseye ] && after=$then_cloud
 case $phase in
 1) boot1; next=2 ;;
 2) boot2; next=3; [ -f "$F2/NEXT" ] || next=$after ;;
 3) boot3; next=$after ;;
 sb1) sb_boot1; next=sb2 ;;
-sb2) sb_boot2; next=cloud ;;
+sb2) sb_boot2; next=$then_cloud ;;
+series) series_boot; next=cloud ;;
 native) native_boot; next=done ;;
 cloud) cloud_boot; next=done; [ "$release" = bookworm ] && next=native ;;
 *) step 1 "unknown phase $phase"; next=done ;;

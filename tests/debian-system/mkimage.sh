@@ -9,7 +9,7 @@
 # $f2_cache/realsys/SUITE-vN/ (tests/vm/cache.sh; the lane's first name,
 # kept so that cached images stay valid): bump image_version
 # below whenever what goes into the image changes. Prints the env file
-# (RELEASE, ROOTFS, VMLINUZ, INITRD, KREL, CLOUD_KREL; UPGRADE_KREL and EFI
+# (RELEASE, ROOTFS, VMLINUZ, INITRD, KREL, CLOUD_KREL, SERIES_KREL; UPGRADE_KREL and EFI
 # for Debian 12). Needs root for mmdebstrap (device nodes, file owners): run
 # through sudo otherwise.
 #
@@ -18,6 +18,13 @@
 #     kernel and initramfs are also copied out, for QEMU's -kernel;
 #   - f2-stage.service runs /f2/guest.sh from the drive labelled F2
 #     (/dev/vdb) once the system is up, its output on the console;
+#   - the system and its kernel are the release's point release's; the
+#     security suite is in its sources (an administrator's sources.list);
+#   - /var/cache/f2-debs-series holds what "apt upgrade" of
+#     linux-image-amd64 and linux-headers-amd64 brings from the security
+#     suite: the series' newer kernel ABI (SERIES_KREL; empty when the
+#     point release's ABI is the newest), the kernel upgrade within the
+#     series every administrator meets;
 #   - /var/cache/f2-debs holds the cloud flavour of the same kernel ABI
 #     (image and headers): the "second kernel" a user installs later;
 #   - Debian 12: /var/cache/f2-debs-upgrade holds what `apt install
@@ -43,8 +50,8 @@ repo=$(cd "$(dirname "$0")/../.." && pwd)
 . "$repo/tests/vm/cache.sh"
 suite=${1:-bookworm}
 case $suite in
-bookworm) image_version=4 name=debian12 ;;
-bullseye) image_version=1 name=debian11 ;;
+bookworm) image_version=5 name=debian12 ;;
+bullseye) image_version=2 name=debian11 ;;
 *) die "unknown suite $suite (bookworm, bullseye)" ;;
 esac
 dir=$f2_cache/realsys/$suite-v$image_version
@@ -81,8 +88,12 @@ awk -v r="$root/" 'index($2, r) == 1 { print $2 }' /proc/mounts | sort -r |
 rm -rf --one-file-system "$root" "$dir/rootfs.img"
 pkgs=systemd-sysv,udev,kmod,dbus,apt,dkms,openssl,initramfs-tools,zstd
 pkgs=$pkgs,linux-image-amd64,linux-headers-amd64,procps
-sources=("deb [signed-by=$keyring] $debian_uri $suite main"
-	 "deb [signed-by=$keyring] $security_uri $suite-security main")
+# The system as installed from the release's point release (its kernel
+# the point release's ABI); the security suite is added after, as an
+# administrator's sources.list has it, for the kernel upgrade within the
+# series it brings (below).
+sources=("deb [signed-by=$keyring] $debian_uri $suite main")
+security_line="deb [signed-by=$keyring] $security_uri $suite-security main"
 if [ "$suite" = bookworm ]; then
 	pkgs=$pkgs,mokutil
 	# the Secure Boot boots' shim and GRUB; Debian 12's 6.12
@@ -103,9 +114,20 @@ mmdebstrap --mode=root --variant=minbase --include="$pkgs" \
 			"manual_add_modules virtio_pci virtio_blk ext4" \
 			>"$1/etc/initramfs-tools/hooks/f2-qemu"
 		chmod 755 "$1/etc/initramfs-tools/hooks/f2-qemu"' \
+	--customize-hook='echo "'"$security_line"'" >"$1/etc/apt/sources.list.d/security.list"' \
 	--customize-hook='chroot "$1" sh -ec "
 		krel=\$(cd /lib/modules && ls | sort -V | tail -n 1)
 		abi=\${krel%-amd64}
+		apt-get -q update
+		mkdir -p /var/cache/f2-debs-series
+		apt-get clean
+		apt-get -q install -y --download-only linux-image-amd64 linux-headers-amd64
+		mv /var/cache/apt/archives/*.deb /var/cache/f2-debs-series/ 2>/dev/null || true
+		cd /var/cache/f2-debs-series
+		for d in linux-image-*.deb; do
+			[ -e \$d ] || continue
+			dpkg-deb -c \$d | sed -n \"s|.* ./boot/vmlinuz-||p\"
+		done >/var/cache/f2-debs-series/KREL
 		mkdir -p /var/cache/f2-efi /var/cache/f2-debs
 		cd /var/cache/f2-efi
 		'"$get_efi"'
@@ -148,6 +170,9 @@ fi
 rm -rf "$root/var/cache/f2-efi"
 cloud=$(cat "$root/var/cache/f2-debs/CLOUD_KREL")
 upgrade=$(cat "$root/var/cache/f2-debs-upgrade/KREL")
+series=$(cat "$root/var/cache/f2-debs-series/KREL")
+[ "$(echo "$series" | wc -w)" -le 1 ] ||
+	die "more than one kernel in the series upgrade: '$series'"
 [ "$suite" = bullseye ] || [ "$(echo "$upgrade" | wc -w)" = 1 ] ||
 	die "not one kernel to upgrade to: '$upgrade'"
 echo "$name" >"$root/etc/hostname"
@@ -189,6 +214,7 @@ VMLINUZ=$dir/vmlinuz
 INITRD=$dir/initrd.img
 KREL=$krel
 CLOUD_KREL=$cloud
+SERIES_KREL=$series
 UPGRADE_KREL=$upgrade
 EFI=$efi
 ENV

@@ -7,10 +7,11 @@
 # boots 1 and 2 (and 3 with F2_FULL=1: a package upgrade) as QEMU -kernel
 # boots, then:
 #   bookworm (Debian 12, the default): sb1 and sb2 through UEFI firmware
-#     with Secure Boot (below); the cloud flavour the guest installed (a
-#     second kernel of the series); the last boot runs the 6.12 kernel the
-#     guest installed;
-#   bullseye (Debian 11): the cloud flavour the guest installed;
+#     with Secure Boot (below); the series' newer kernel ABI the guest
+#     upgraded to (apt, from the security suite: when the mirror has one);
+#     the cloud flavour the guest installed (a second kernel of the
+#     series); the last boot runs the 6.12 kernel the guest installed;
+#   bullseye (Debian 11): the newer ABI, then the cloud flavour;
 # the kernels the guest installed are booted from their vmlinuz and initrd,
 # read from the guest's disk (debugfs). Builds the Debian packages from the
 # tree as a user of that release does (dpkg-buildpackage, as package.sh:
@@ -62,9 +63,12 @@ cp "$pkg/fchmodat2-dkms_${ver}_all.deb" \
 # make check-full (F2_FULL=1): the next version of the same tree, for a
 # package upgrade while the module is loaded and serving (boot 2), and a
 # third boot that must load the new version
+# (the series' newer ABI: booted when the mirror has one, SERIES_KREL;
+# guest.sh chains the same boots)
+series=${SERIES_KREL:+series}
 case $suite in
-bookworm) after="sb1 sb2 cloud native" ;;
-bullseye) after=cloud ;;
+bookworm) after="sb1 sb2 $series cloud native" ;;
+bullseye) after="$series cloud" ;;
 esac
 boots="1 2 $after"
 if [ -n "${F2_FULL:-}" ]; then
@@ -164,11 +168,12 @@ status=0
 for boot in $boots; do
 	kernel=$VMLINUZ initrd=$INITRD bk=$krel
 	case $boot in
-	native | cloud)
-		# a kernel the guest installed (the cloud flavour; Debian
-		# 12's 6.12), from its /boot
+	native | cloud | series)
+		# a kernel the guest installed (the series' newer ABI, the
+		# cloud flavour; Debian 12's 6.12), from its /boot
 		bk=$UPGRADE_KREL
 		[ "$boot" = cloud ] && bk=$CLOUD_KREL
+		[ "$boot" = series ] && bk=$SERIES_KREL
 		kernel=$out/vmlinuz-$boot initrd=$out/initrd-$boot
 		debugfs -R "dump /boot/vmlinuz-$bk $kernel" "$out/rootfs.img" 2>/dev/null &&
 			debugfs -R "dump /boot/initrd.img-$bk $initrd" "$out/rootfs.img" 2>/dev/null &&
