@@ -7,7 +7,9 @@
 # same logs and reports, per test program (or set, or lane), its distinct
 # cases (a case that ran on eleven kernels counts once; numbers in a
 # case's name, such as a measured time, are ignored), on how many rows
-# (a guest boot, or a host lane) they ran, and their results; then the
+# (a guest boot, or a host lane) they ran, and their results, and then
+# the kernels each ran on (a guest's release; a stress target's name;
+# the subsystem sets' comparisons as "A compared with B"); then the
 # guest scripts' own steps apart, setup included ("insmod", "mount
 # tracefs"): a step is not a test program's case.
 #
@@ -33,7 +35,7 @@ for f in "$b"/native/*.tap "$b"/checkpatch.tap "$b"/package-*.tap \
 done
 [ "${#logs[@]}" -gt 0 ] || { echo "# count-cases.sh: no logs in $b"; exit 0; }
 
-awk -v b="$b/" '
+awk -v b="$b/" -v host="$(uname -r)" '
 function lane_of(f) {
 	if (index(f, b) == 1)	# (b is a path, not a pattern)
 		f = substr(f, length(b) + 1)
@@ -49,6 +51,42 @@ function lane_of(f) {
 	if (f ~ /^debian-system(-bullseye)?\//) return "real system"
 	return "check lane"
 }
+# the kernel a log ran on, from its path (the directory or name of a
+# guest boot), its "# == " header (the subsystem sets) or, for the real
+# systems, the release the guest says it runs
+function kernel_of(f,   k, l) {
+	if (index(f, b) == 1)
+		f = substr(f, length(b) + 1)
+	if (f ~ /^native\//) return "this machine (" host ")"
+	if (f ~ /^(checkpatch|package)/) return ""
+	if (f ~ /^vm-[^\/]+\//) { k = f; sub(/^vm-/, "", k); sub(/\/.*/, "", k); return k }
+	if (f ~ /^stress-vm\/[^\/]+\//) { k = f; sub(/^stress-vm\//, "", k); sub(/\/.*/, "", k); return k }
+	if (f ~ /^userspace-vm-/) { k = f; sub(/^userspace-vm-/, "", k); sub(/\.log$/, "", k); return k }
+	if (f ~ /^debian-system/) {
+		k = ""
+		while ((getline l < FILENAME) > 0)
+			if (l ~ /^ok [0-9]+ harness: the guest runs Debian [0-9]+/) {
+				sub(/\r$/, "", l)
+				sub(/.*the guest runs /, "", l)
+				sub(/^Debian [0-9]+.s (signed )?/, "", l)
+				sub(/ .*/, "", l)
+				k = l
+				break
+			}
+		close(FILENAME)
+		return k
+	}
+	return ""
+}
+# "# == VM: 5.10 (5.10.0-46-amd64), module", "# == host: 6.18..., native",
+# "# == 5.10 compared with 6.12"
+function kernel_of_header(h,   k) {
+	k = substr(h, 6)
+	if (k ~ /^VM: /) { sub(/^VM: [^(]*\(/, "", k); sub(/\).*/, "", k); return k }
+	if (k ~ /^host: /) return "this machine (" host ")"
+	if (k ~ / compared with /) return k
+	return ""
+}
 function norm(d) {
 	sub(/ # (SKIP|TODO).*/, "", d)
 	gsub(/[0-9]+([.,][0-9]+)*/, "N", d)
@@ -58,6 +96,10 @@ function add(p, d,   k) {
 	k = p SUBSEP d
 	if (!(k in seen)) { seen[k]; cases[p]++ }
 	if (!((p SUBSEP row) in onrow)) { onrow[p SUBSEP row]; rows[p]++ }
+	if (kern != "" && !((p SUBSEP kern) in onkern)) {
+		onkern[p SUBSEP kern]
+		kerns[p] = kerns[p] (kerns[p] == "" ? "" : ", ") kern
+	}
 	results[p]++
 }
 # the lines a program printed, and those of its lane under their section
@@ -66,13 +108,13 @@ function flush(p,   i) {
 		add(p, (p == lane && bsec[i] != "" ? bsec[i] ": " : "") buf[i])
 	nb = 0
 }
-FNR == 1 { flush(lane); lane = lane_of(FILENAME); row = FILENAME; section = "" }
+FNR == 1 { flush(lane); lane = lane_of(FILENAME); row = FILENAME; section = ""; kern = kernel_of(FILENAME) }
 { sub(/\r$/, "") }
 # a program run by run_tap (steps.sh) is a KTAP subtest: its lines
 # indented by four spaces, below "# Subtest: COMMAND"
 /^    # Subtest: / { next }
 { sub(/^    /, "") }
-/^# == / { flush(lane); row = FILENAME ":" $0; section = ""; next }
+/^# == / { flush(lane); row = FILENAME ":" $0; section = ""; kern = kernel_of_header($0); next }
 /^# ===== / { section = substr($0, 9); next }
 /^(not )?ok [0-9]+ / {
 	d = $0
@@ -103,6 +145,10 @@ END {
 		if (p ~ /steps, setup included\)$/) nsteps += cases[p]
 		else ncases += cases[p]
 	}
+	close("sort")
+	print "# the kernels each ran on:"
+	for (p in kerns)
+		printf "#   %s: %s\n", p, kerns[p] | "sort"
 	close("sort")
 	printf "# %d distinct cases of test programs and sets, and %d distinct guest-script steps (setup included); %d TAP results in all\n", ncases, nsteps, all
 }' "${logs[@]}"
