@@ -421,3 +421,13 @@ f2_result() {
 f2_row() {
 	echo "F2-ROW|$1|$2|$3"
 }
+
+# f2_row_failed LABEL KERNEL WHY, f2_row_skipped LABEL KERNEL WHY: the row
+# of a boot (or target) that could not be made: one failure, or one skip
+# whose reason is WHY
+f2_row_failed() {
+	f2_row "$1" "$2" "0|1|0|-|-|-|$3"
+}
+f2_row_skipped() {
+	f2_row "$1" "$2" "0|0|1|-|-|-|SKIP: $3"
+}

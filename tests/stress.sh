@@ -65,7 +65,7 @@ for t in "${targets[@]}"; do
 	if ! f2_kernel "$series" || ! f2_build_module "$out/module" >"$out/build.log" 2>&1; then
 		tail -n 20 "$out/build.log" 2>/dev/null
 		echo "not ok 1 stress $t: fetch or build failed"
-		f2_row "stress $t" "${KREL:-?}" "0|1|0|-|-|-|fetch or build failed"
+		f2_row_failed "stress $t" "${KREL:-?}" "fetch or build failed"
 		status=1
 		continue
 	fi

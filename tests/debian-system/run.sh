@@ -36,7 +36,7 @@ out=$B/$id
 ver=$(f2_version)
 die() {
 	echo "not ok 1 $id: $*"
-	f2_row "$id" "${krel:-?}" "0|1|0|-|-|-|$*"
+	f2_row_failed "$id" "${krel:-?}" "$*"
 	exit 1
 }
 rm -rf "$out"
@@ -161,7 +161,7 @@ cp --sparse=always "$ROOTFS" "$out/rootfs.img" || die "cannot copy $ROOTFS"
 # boot_failed WHY: a boot that could not be made, one failure
 boot_failed() {
 	echo "not ok 1 $id boot $boot: $*"
-	f2_row "$id boot $boot" "$bk" "0|1|0|-|-|-|$*"
+	f2_row_failed "$id boot $boot" "$bk" "$*"
 	status=1
 }
 status=0

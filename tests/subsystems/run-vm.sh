@@ -221,7 +221,7 @@ fresh() {
 # vm_failed LABEL KERNEL WHY: a run that could not boot, one failure
 vm_failed() {
 	echo "not ok 1 $1: $3"
-	f2_row "subsystems $1" "$2" "0|1|0|-|-|-|$3"
+	f2_row_failed "subsystems $1" "$2" "$3"
 	fail "$1: $3"
 }
 
@@ -255,20 +255,20 @@ run_host() {
 	oracle=$?
 	if [ "$oracle" = 1 ]; then
 		echo "ok 1 # SKIP host: $why"
-		f2_row "subsystems host" "$(uname -r)" "0|0|1|-|-|-|SKIP: $why"
+		f2_row_skipped "subsystems host" "$(uname -r)" "$why"
 		echo "$why" >"$out/skipped"
 		host_stamp >"$out/stamp"
 		return 0
 	elif [ "$oracle" != 0 ]; then
 		echo "not ok 1 host: $why"
-		f2_row "subsystems host" "$(uname -r)" "0|1|0|-|-|-|$why"
+		f2_row_failed "subsystems host" "$(uname -r)" "$why"
 		fail "host: $why"
 		return 1
 	fi
 	if [ "$(id -u)" != 0 ]; then
 		why="not root: the native run needs loop devices and mounts (Debian 13's 6.12 in QEMU is the oracle)"
 		echo "ok 1 # SKIP host: $why"
-		f2_row "subsystems host" "$(uname -r)" "0|0|1|-|-|-|SKIP: $why"
+		f2_row_skipped "subsystems host" "$(uname -r)" "$why"
 		echo "$why" >"$out/skipped"
 		host_stamp >"$out/stamp"
 		return 0
