@@ -38,7 +38,8 @@ TEST_CFLAGS := -O2 -Wall -Wextra -Werror -static -pthread
 TESTS := $(B)/fchmodat2_test $(B)/fchmodat2_test32 $(B)/fchmodat2_testx32 \
 	 $(B)/bench $(B)/unload_test \
 	 $(B)/f2call $(B)/modload $(B)/stress $(B)/no452 $(B)/widenr \
-	 $(B)/gk_audit $(B)/gk_audit32 $(B)/nrscan $(B)/nrscan32 $(B)/bpfhold
+	 $(B)/gk_audit $(B)/gk_audit32 $(B)/nrscan $(B)/nrscan32 $(B)/bpfhold \
+	 $(B)/harness_test
 
 .PHONY: all deps module tests tests-arm64 install dkms-src uninstall-dkms-src uninstall check check-full check-debug prepare demo bench stress sweep debian-system emulator-check clean \
 	userspace install-userspace uninstall-userspace

@@ -113,6 +113,13 @@ grep -E '^not ok|passed' "$B/native/userspace.tap"
 count "$B/native/userspace.tap" "$rc"
 row "native $(uname -r) userspace" - - "$p" "$f" "$s" - -
 
+echo "== native: the test library's own test (tests/harness_test.c)"
+"$B/harness_test" >"$B/native/harness.tap" 2>&1
+rc=$?
+grep -E '^not ok|^# Totals' "$B/native/harness.tap"
+count "$B/native/harness.tap" "$rc"
+row "native test library (harness.h)" - - "$p" "$f" "$s" - -
+
 echo "== checkpatch"
 "$top/tests/checkpatch.sh" >"$B/checkpatch.tap" 2>&1
 rc=$?

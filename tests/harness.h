@@ -11,12 +11,22 @@
  *	t_skip("no IA32 emulation");		  or a skip with its reason
  *	t_case_end("name_of_the_property");	ok / not ok / ok # SKIP
  *	t_result(ok, "...");			a one-line case
+ *	t_subtest_begin(3, "ext4");		a case that is a KTAP subtest:
+ *	  ...three cases...			  its own plan, indented,
+ *	t_subtest_end();			  its result in the parent
  *	return t_finish();			# Totals; exit status
  *
  * A case fails if any of its checks failed, skips only if none did and it
  * gave a reason. t_finish() counts a plan that does not match the cases
  * run as a failure: a program that stops early or runs a case twice does
- * not pass.
+ * not pass; so does t_subtest_end() for its subtest's plan.
+ *
+ * Every EXPECT_* is also an expression, true if the check held: kselftest's
+ * ASSERT_* (a failure ends the case) is "if (!EXPECT_...(...)) return;" in
+ * the case's function, and a fixture step that must hold is
+ * "if (!t_setup(fd >= 0, "open", name)) return;". (A macro that returns
+ * hides flow control, which the kernel's style rejects; one that
+ * longjmp()s would land a forked child in its parent's loop.)
  *
  * Header-only, so that every program builds static with one compiler
  * command on each ABI and libc; a program of several files defines
@@ -48,12 +58,22 @@
 #define __printf(a, b)	T_ATTRIBUTE(format(printf, a, b))
 #endif
 
+#define T_MAX_DEPTH	4	/* subtests within subtests */
+
+/* what a subtest's parent document had counted, and the subtest's name */
+struct t_parent {
+	unsigned int plan, num, pass, fail, skip;
+	char name[200];
+};
+
 struct t_state {
 	unsigned int plan;	/* cases announced by t_plan() */
 	unsigned int num;	/* cases reported so far */
 	unsigned int pass, fail, skip;
 	int failures;		/* failed checks in the running case */
 	char skip_reason[160];	/* why the running case skipped */
+	unsigned int depth;	/* open subtests: four spaces of indent each */
+	struct t_parent parent[T_MAX_DEPTH];
 };
 
 /*
@@ -66,8 +86,15 @@ extern struct t_state t_state;
 struct t_state t_state;
 #endif
 
+/* a line's indent: four spaces per open subtest (KTAP) */
+static inline void t_indent(void)
+{
+	printf("%*s", (int)(4 * t_state.depth), "");
+}
+
 static inline void t_vdiag(const char *fmt, va_list ap)
 {
+	t_indent();
 	fputs("# ", stdout);
 	vprintf(fmt, ap);
 	putchar('\n');
@@ -151,6 +178,7 @@ static inline void t_case_begin(void)
 static inline void t_case_report(const char *name)
 {
 	t_state.num++;
+	t_indent();
 	if (t_state.failures) {
 		printf("not ok %u %s\n", t_state.num, name);
 		t_state.fail++;
@@ -194,14 +222,92 @@ static inline void t_result(bool ok, const char *fmt, ...)
 	t_case_report(name);
 }
 
-/* The totals line; the program's exit status (0: every case passed). */
-static inline int t_finish(void)
+/* A plan that does not match the cases reported is one failure more. */
+static inline void t_check_plan(void)
 {
 	if (t_state.num != t_state.plan) {
 		diag("planned %u cases, reported %u", t_state.plan,
 		     t_state.num);
 		t_state.fail++;
 	}
+}
+
+/*
+ * A case of the running document that is a KTAP subtest: its "# Subtest:"
+ * line and its own plan of @n cases, four spaces further in; the cases
+ * that follow are its own, until t_subtest_end(). Not within a case.
+ */
+__printf(2, 3)
+static inline void t_subtest_begin(unsigned int n, const char *fmt, ...)
+{
+	struct t_parent *up = &t_state.parent[t_state.depth];
+	va_list ap;
+
+	if (t_state.depth == T_MAX_DEPTH) {
+		diag("subtests nested deeper than %d", T_MAX_DEPTH);
+		t_state.fail++;
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(up->name, sizeof(up->name), fmt, ap);
+	va_end(ap);
+	up->plan = t_state.plan;
+	up->num = t_state.num;
+	up->pass = t_state.pass;
+	up->fail = t_state.fail;
+	up->skip = t_state.skip;
+	t_state.depth++;
+	t_indent();
+	printf("# Subtest: %s\n", up->name);
+	t_indent();
+	printf("1..%u\n", n);
+	t_state.plan = n;
+	t_state.num = t_state.pass = t_state.fail = t_state.skip = 0;
+	fflush(stdout);
+}
+
+/*
+ * The subtest's end: its plan checked, and its result as one case of the
+ * parent: not ok if a case failed (or the plan did not match), a SKIP if
+ * every case skipped, ok otherwise.
+ */
+static inline void t_subtest_end(void)
+{
+	struct t_parent *up;
+	unsigned int pass, fail, skip;
+
+	if (!t_state.depth) {
+		diag("%s() without a subtest", __func__);
+		t_state.fail++;
+		return;
+	}
+	t_check_plan();
+	pass = t_state.pass;
+	fail = t_state.fail;
+	skip = t_state.skip;
+	up = &t_state.parent[--t_state.depth];
+	t_state.plan = up->plan;
+	t_state.num = up->num;
+	t_state.pass = up->pass;
+	t_state.fail = up->fail;
+	t_state.skip = up->skip;
+	t_case_begin();
+	if (fail)
+		t_state.failures++;
+	else if (!pass)
+		t_skip("every case of the subtest skipped (%u)", skip);
+	t_case_report(up->name);
+}
+
+/* The totals line; the program's exit status (0: every case passed). */
+static inline int t_finish(void)
+{
+	while (t_state.depth) {
+		diag("a subtest was not ended");
+		t_subtest_end();
+		t_state.fail++;
+	}
+	t_check_plan();
 	printf("# Totals: pass:%u fail:%u xfail:0 xpass:0 skip:%u error:0\n",
 	       t_state.pass, t_state.fail, t_state.skip);
 	fflush(stdout);
@@ -212,6 +318,17 @@ static inline int t_finish(void)
 static inline void setup_error(const char *what, const char *name, int err)
 {
 	t_fail("setup: %s \"%s\": %s", what, name, errno_name(err));
+}
+
+/*
+ * A fixture step that must hold: @ok, or setup_error() with errno (read
+ * here, after @ok was computed) and false, for the case to end.
+ */
+static inline bool t_setup(bool ok, const char *what, const char *name)
+{
+	if (!ok)
+		setup_error(what, name, errno);
+	return ok;
 }
 
 /* ----------------------------------------------------------------------
@@ -270,29 +387,32 @@ static inline void t_expect_child(pid_t pid)
  * Checks: each prints file:line and what differed, and counts a failure
  */
 
-static inline void expect_result(const char *file, int line,
+static inline bool expect_result(const char *file, int line,
 				 const char *expr, long ret, int err, int want)
 {
 	if ((!want && ret == 0) || (want && ret == -1 && err == want))
-		return;
+		return true;
 	if (ret == -1)
 		t_fail("%s:%d: %s: expected %s%s, got -1/%s", file, line, expr,
 		       want ? "-1/" : "", errno_name(want), errno_name(err));
 	else
 		t_fail("%s:%d: %s: expected %s%s, got %ld", file, line, expr,
 		       want ? "-1/" : "", errno_name(want), ret);
+	return false;
 }
 
-static inline void expect_eq(const char *file, int line, const char *expr,
+static inline bool expect_eq(const char *file, int line, const char *expr,
 			     long long got, long long want)
 {
-	if (got != want)
-		t_fail("%s:%d: %s: expected %lld, got %lld", file, line, expr,
-		       want, got);
+	if (got == want)
+		return true;
+	t_fail("%s:%d: %s: expected %lld, got %lld", file, line, expr, want,
+	       got);
+	return false;
 }
 
 /* the full st_mode of @path (not followed) */
-static inline void expect_mode(const char *file, int line, int dfd,
+static inline bool expect_mode(const char *file, int line, int dfd,
 			       const char *path, unsigned int want)
 {
 	struct stat st;
@@ -303,9 +423,12 @@ static inline void expect_mode(const char *file, int line, int dfd,
 	else if (st.st_mode != want)
 		t_fail("%s:%d: lstat \"%s\": expected mode 0%o, got 0%o",
 		       file, line, path, want, (unsigned int)st.st_mode);
+	else
+		return true;
+	return false;
 }
 
-static inline void expect_fd_mode(const char *file, int line, int fd,
+static inline bool expect_fd_mode(const char *file, int line, int fd,
 				  unsigned int want)
 {
 	struct stat st;
@@ -315,21 +438,29 @@ static inline void expect_fd_mode(const char *file, int line, int fd,
 	else if (st.st_mode != want)
 		t_fail("%s:%d: fstat: expected mode 0%o, got 0%o", file, line,
 		       want, (unsigned int)st.st_mode);
+	else
+		return true;
+	return false;
 }
 
-static inline void expect_absent(const char *file, int line, int dfd,
+static inline bool expect_absent(const char *file, int line, int dfd,
 				 const char *path)
 {
 	struct stat st;
 
-	if (!fstatat(dfd, path, &st, AT_SYMLINK_NOFOLLOW) || errno != ENOENT)
-		t_fail("%s:%d: lstat \"%s\": expected ENOENT, got %s", file,
-		       line, path, errno_name(errno));
+	if (fstatat(dfd, path, &st, AT_SYMLINK_NOFOLLOW) && errno == ENOENT)
+		return true;
+	t_fail("%s:%d: lstat \"%s\": expected ENOENT, got %s", file, line,
+	       path, errno_name(errno));
+	return false;
 }
 
-/* errno is sampled right after the call: argument order is unspecified */
+/*
+ * Each is true if the check held. errno is sampled right after the call:
+ * argument order is unspecified.
+ */
 #define EXPECT_RESULT(call, want)					\
-	do {								\
+	({								\
 		long _ret;						\
 		int _err;						\
 									\
@@ -337,7 +468,7 @@ static inline void expect_absent(const char *file, int line, int dfd,
 		_ret = (call);						\
 		_err = errno;						\
 		expect_result(__FILE__, __LINE__, #call, _ret, _err, want); \
-	} while (0)
+	})
 #define EXPECT_OK(call)		EXPECT_RESULT(call, 0)
 #define EXPECT_ERR(call, err)	EXPECT_RESULT(call, err)
 #define EXPECT_EQ(got, want) \
