@@ -152,10 +152,8 @@ void run_call_case(struct fixture *f, const struct call_case *c)
 
 	if (c->at) {
 		f->aux_fd = openat(f->dfd, c->at, c->at_flags | O_CLOEXEC);
-		if (f->aux_fd < 0) {
-			setup_error("open", c->at, errno);
+		if (!t_setup(f->aux_fd >= 0, "open", c->at))
 			return;
-		}
 		dfd = f->aux_fd;
 	}
 	EXPECT_RESULT(sys_fchmodat2(dfd, c->path, c->mode, c->flags), c->err);

@@ -10,10 +10,8 @@ static void socket_mode_changed(struct fixture *f)
 	int fd, ret;
 
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0) {
-		setup_error("socket", "sock", errno);
+	if (!t_setup(fd >= 0, "socket", "sock"))
 		return;
-	}
 	/* bind() takes a path: make it relative to the case directory */
 	ret = fchdir(f->dfd);
 	if (!ret)
@@ -59,10 +57,8 @@ static void ctime_updated_mtime_atime_unchanged(struct fixture *f)
 	}
 	settle();
 	EXPECT_OK(sys_fchmodat2(f->dfd, "file", 0600, 0));
-	if (fstatat(f->dfd, "file", &after, 0)) {
-		setup_error("stat", "file", errno);
+	if (!t_setup(!fstatat(f->dfd, "file", &after, 0), "stat", "file"))
 		return;
-	}
 	EXPECT_TS_LATER(after.st_ctim, before.st_ctim);
 	EXPECT_TS_EQ(after.st_mtim, past[1]);
 	EXPECT_TS_EQ(after.st_atim, past[0]);
@@ -73,16 +69,12 @@ static void same_mode_still_updates_ctime(struct fixture *f)
 {
 	struct stat before, after;
 
-	if (fstatat(f->dfd, "file", &before, 0)) {
-		setup_error("stat", "file", errno);
+	if (!t_setup(!fstatat(f->dfd, "file", &before, 0), "stat", "file"))
 		return;
-	}
 	settle();
 	EXPECT_OK(sys_fchmodat2(f->dfd, "file", 0644, 0));
-	if (fstatat(f->dfd, "file", &after, 0)) {
-		setup_error("stat", "file", errno);
+	if (!t_setup(!fstatat(f->dfd, "file", &after, 0), "stat", "file"))
 		return;
-	}
 	EXPECT_TS_LATER(after.st_ctim, before.st_ctim);
 	EXPECT_TS_EQ(after.st_mtim, before.st_mtim);
 	EXPECT_TREE(f, NULL, 0);
@@ -139,10 +131,8 @@ static void inotify_attrib_event_on_success(struct fixture *f)
 	snprintf(path, sizeof(path), "%s/file", f->dir);
 	f->aux_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	wd = f->aux_fd < 0 ? -1 : inotify_add_watch(f->aux_fd, path, IN_ATTRIB);
-	if (wd < 0) {
-		setup_error("inotify", path, errno);
+	if (!t_setup(wd >= 0, "inotify", path))
 		return;
-	}
 	EXPECT_OK(sys_fchmodat2(f->dfd, "file", 0600, 0));
 	EXPECT_EQ(attrib_events(f->aux_fd, wd), 1);
 	EXPECT_TREE(f, "file", 0600);
@@ -156,10 +146,8 @@ static void inotify_no_event_on_eopnotsupp(struct fixture *f)
 	snprintf(link, sizeof(link), "%s/link", f->dir);
 	snprintf(file, sizeof(file), "%s/file", f->dir);
 	f->aux_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-	if (f->aux_fd < 0) {
-		setup_error("inotify", link, errno);
+	if (!t_setup(f->aux_fd >= 0, "inotify", link))
 		return;
-	}
 	wd_link = inotify_add_watch(f->aux_fd, link, IN_ATTRIB | IN_DONT_FOLLOW);
 	wd_file = inotify_add_watch(f->aux_fd, file, IN_ATTRIB);
 	if (wd_link < 0 || wd_file < 0) {

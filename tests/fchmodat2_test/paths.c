@@ -10,10 +10,8 @@ static void invalid_flag_bits_einval_mode_unchanged(struct fixture *f)
 	int fd;
 
 	fd = openat(f->dfd, "file", O_PATH | O_CLOEXEC);
-	if (fd < 0) {
-		setup_error("open", "file", errno);
+	if (!t_setup(fd >= 0, "open", "file"))
 		return;
-	}
 	f->aux_fd = fd;
 	for (bit = 0; bit < 32; bit++) {
 		flag = 1u << bit;
@@ -125,10 +123,8 @@ static void absolute_path_ignores_file_dirfd(struct fixture *f)
 	char path[PATH_MAX];
 
 	f->aux_fd = openat(f->dfd, "file", O_RDONLY | O_CLOEXEC);
-	if (f->aux_fd < 0) {
-		setup_error("open", "file", errno);
+	if (!t_setup(f->aux_fd >= 0, "open", "file"))
 		return;
-	}
 	snprintf(path, sizeof(path), "%s/dir/file", f->dir);
 	EXPECT_OK(sys_fchmodat2(f->aux_fd, path, 0600, NOFOLLOW));
 	EXPECT_TREE(f, "dir/file", 0600);
@@ -136,20 +132,16 @@ static void absolute_path_ignores_file_dirfd(struct fixture *f)
 
 static void at_fdcwd_relative_path_file_changed(struct fixture *f)
 {
-	if (fchdir(f->dfd)) {
-		setup_error("chdir", f->dir, errno);
+	if (!t_setup(!fchdir(f->dfd), "chdir", f->dir))
 		return;
-	}
 	EXPECT_OK(sys_fchmodat2(AT_FDCWD, "file", 0600, 0));
 	EXPECT_TREE(f, "file", 0600);
 }
 
 static void at_fdcwd_empty_path_cwd_changed(struct fixture *f)
 {
-	if (fchdir(f->dfd)) {
-		setup_error("chdir", f->dir, errno);
+	if (!t_setup(!fchdir(f->dfd), "chdir", f->dir))
 		return;
-	}
 	EXPECT_OK(sys_fchmodat2(AT_FDCWD, "", 0700, EMPTY));
 	EXPECT_TREE(f, ".", 0700);
 }
@@ -179,10 +171,8 @@ static void bad_path_pointer_efault(struct fixture *f)
 static void null_path_efault_even_with_at_empty_path(struct fixture *f)
 {
 	f->aux_fd = openat(f->dfd, "file", O_PATH | O_CLOEXEC);
-	if (f->aux_fd < 0) {
-		setup_error("open", "file", errno);
+	if (!t_setup(f->aux_fd >= 0, "open", "file"))
 		return;
-	}
 	EXPECT_ERR(sys_fchmodat2(f->dfd, NULL, 0600, 0), EFAULT);
 	EXPECT_ERR(sys_fchmodat2(f->dfd, NULL, 0600, NOFOLLOW), EFAULT);
 	EXPECT_ERR(sys_fchmodat2(f->aux_fd, NULL, 0600, EMPTY), EFAULT);

@@ -87,10 +87,8 @@ static void unpriv_other_users_file_opath_fd_eperm(struct fixture *f)
 	if (!need_root_owned_files())
 		return;
 	f->aux_fd = openat(f->dfd, "file", O_PATH | O_CLOEXEC);
-	if (f->aux_fd < 0) {
-		setup_error("open", "file", errno);
+	if (!t_setup(f->aux_fd >= 0, "open", "file"))
 		return;
-	}
 	run_unprivileged(f, child_other_users_opath_fd);
 	EXPECT_TREE(f, NULL, 0);
 }
@@ -124,10 +122,8 @@ static void unpriv_other_users_symlink_nofollow_eopnotsupp_not_eperm(struct fixt
 	if (!need_root_owned_files())
 		return;
 	f->aux_fd = openat(f->dfd, "link", O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	if (f->aux_fd < 0) {
-		setup_error("open", "link", errno);
+	if (!t_setup(f->aux_fd >= 0, "open", "link"))
 		return;
-	}
 	run_unprivileged(f, child_other_users_symlink_nofollow);
 	EXPECT_TREE(f, NULL, 0);
 }
@@ -190,16 +186,12 @@ static void unpriv_no_search_permission_eacces(struct fixture *f)
 	if (make_dir(f->dfd, "locked", 0755) ||
 	    make_file(f->dfd, "locked/file", 0644))
 		return;
-	if (fchmodat(f->dfd, "locked", 0600, 0)) {
-		setup_error("chmod", "locked", errno);
+	if (!t_setup(!fchmodat(f->dfd, "locked", 0600, 0), "chmod", "locked"))
 		return;
-	}
 	run_unprivileged(f, child_no_search);
 	EXPECT_MODE(f->dfd, "locked", S_IFDIR | 0600);
-	if (fchmodat(f->dfd, "locked", 0755, 0)) {
-		setup_error("chmod", "locked", errno);
+	if (!t_setup(!fchmodat(f->dfd, "locked", 0755, 0), "chmod", "locked"))
 		return;
-	}
 	EXPECT_MODE(f->dfd, "locked/file", S_IFREG | 0644);
 	EXPECT_ABSENT(f->dfd, "locked/missing");
 	EXPECT_TREE(f, NULL, 0);

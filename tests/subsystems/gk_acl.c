@@ -221,10 +221,8 @@ static void directory_default_acl_left_alone(void)
 	struct acl after = full_after(0710);
 
 	unlinkat(wfd, "dir", AT_REMOVEDIR);
-	if (mkdirat(wfd, "dir", 0755)) {
-		setup_error("mkdir", "dir", errno);
+	if (!t_setup(!mkdirat(wfd, "dir", 0755), "mkdir", "dir"))
 		return;
-	}
 	if (set_acl("dir", ACL_DEFAULT, &def) ||
 	    set_acl("dir", ACL_ACCESS, &full))
 		return;

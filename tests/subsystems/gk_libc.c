@@ -152,10 +152,8 @@ static void fchmodat_at_empty_path_opath_fd(void)
 	if (fixture())
 		return;
 	fd = openat(wfd, "file", O_PATH | O_CLOEXEC);
-	if (fd < 0) {
-		setup_error("open", "file", errno);
+	if (!t_setup(fd >= 0, "open", "file"))
 		return;
-	}
 	if (have_452) {
 		EXPECT_OK(fchmodat(fd, "", 0600, AT_EMPTY_PATH));
 		EXPECT_MODE(wfd, "file", S_IFREG | 0600);

@@ -132,10 +132,8 @@ static void denied_opath_fd_empty_path_eacces(void)
 	if (fixture())
 		return;
 	opath_fd = openat(wfd, "deny/new", O_PATH | O_CLOEXEC);
-	if (opath_fd < 0) {
-		setup_error("open", "deny/new", errno);
+	if (!t_setup(opath_fd >= 0, "open", "deny/new"))
 		return;
-	}
 	confined(c_opath);
 	close(opath_fd);
 	expect_denied_unchanged();

@@ -51,10 +51,8 @@ static void server_and_client_set_up(void)
 		return;
 	}
 	served = true;
-	if (nfs_mount(mnt)) {
-		setup_error("mount nfs4 127.0.0.1:/ on", mnt, errno);
+	if (!t_setup(!nfs_mount(mnt), "mount nfs4 127.0.0.1:/ on", mnt))
 		return;
-	}
 	mounted = true;
 	mfd = open(mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (mfd < 0)
@@ -184,10 +182,9 @@ static void client_estale_after_replace_retried_with_a_new_lookup(void)
 	if (!ready() || make_file(wfd, "efile", 0644))
 		return;
 	/* the client caches the dentry and its file handle */
-	if (fstatat(mfd, "efile", &old, 0)) {
-		setup_error("stat", "efile on the client", errno);
+	if (!t_setup(!fstatat(mfd, "efile", &old, 0),
+		     "stat", "efile on the client"))
 		return;
-	}
 	/* the server replaces the file */
 	if (unlinkat(wfd, "efile", 0) || make_file(wfd, "efile", 0644) ||
 	    fstatat(wfd, "efile", &now, 0)) {

@@ -578,10 +578,8 @@ static int install_trace_filter(void)
 
 static void b_seccomp_trace(void)
 {
-	if (install_trace_filter()) {
-		setup_error("seccomp", "TRACE", errno);
+	if (!t_setup(!install_trace_filter(), "seccomp", "TRACE"))
 		return;
-	}
 	EXPECT_OK(sys_fchmodat2(wfd, "file", 0600, 0));
 	/* the tracer skips this one at the seccomp stop */
 	EXPECT_ERR(sys_fchmodat2(wfd, "file", 0604, 0), EACCES);

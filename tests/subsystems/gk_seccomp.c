@@ -326,10 +326,9 @@ static void trap_filter_sends_sigsys_naming_452_mode_unchanged(void)
 
 static void c_trace(void)
 {
-	if (install(GK_ARCH, __NR_fchmodat2, SECCOMP_RET_TRACE, 0, 0)) {
-		setup_error("seccomp", "TRACE", errno);
+	if (!t_setup(!install(GK_ARCH, __NR_fchmodat2, SECCOMP_RET_TRACE, 0, 0),
+		     "seccomp", "TRACE"))
 		return;
-	}
 	EXPECT_ERR(sys_fchmodat2(wfd, "file", 0600, 0), ENOSYS);
 }
 
@@ -343,10 +342,9 @@ static void trace_filter_without_tracer_enosys_mode_unchanged(void)
 
 static void c_log(void)
 {
-	if (install(GK_ARCH, __NR_fchmodat2, SECCOMP_RET_LOG, 0, 0)) {
-		setup_error("seccomp", "LOG", errno);
+	if (!t_setup(!install(GK_ARCH, __NR_fchmodat2, SECCOMP_RET_LOG, 0, 0),
+		     "seccomp", "LOG"))
 		return;
-	}
 	EXPECT_OK(sys_fchmodat2(wfd, "file", 0600, 0));
 	EXPECT_ERR(sys_fchmodat2(wfd, "link", 0600, NOFOLLOW), EOPNOTSUPP);
 }
@@ -421,10 +419,9 @@ static void user_notif(bool cont)
 
 	if (fixture())
 		return;
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
-		setup_error("socketpair", "", errno);
+	if (!t_setup(!socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv),
+		     "socketpair", ""))
 		return;
-	}
 	fflush(stdout);
 	pid = fork();
 	if (pid == 0) {

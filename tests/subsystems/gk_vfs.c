@@ -107,10 +107,8 @@ static void magic_link_opath_directory_followed(void)
 	int fd;
 
 	unlinkat(wfd, "mdir", AT_REMOVEDIR);
-	if (mkdirat(wfd, "mdir", 0755)) {
-		setup_error("mkdir", "mdir", errno);
+	if (!t_setup(!mkdirat(wfd, "mdir", 0755), "mkdir", "mdir"))
 		return;
-	}
 	fd = opath("mdir", O_DIRECTORY);
 	if (fd < 0)
 		return;
@@ -236,10 +234,9 @@ static void other_task_fd_as_another_user(void)
 
 	if (make_file(wfd, "rfile", 0644) || make_file(wfd, "nfile", 0644))
 		return;
-	if (fchownat(wfd, "nfile", NOBODY, NOBODY, 0)) {
-		setup_error("chown", "nfile", errno);
+	if (!t_setup(!fchownat(wfd, "nfile", NOBODY, NOBODY, 0),
+		     "chown", "nfile"))
 		return;
-	}
 	root = holder("rfile", 0, &rfd, &rhold);
 	if (root < 0)
 		return;
