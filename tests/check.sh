@@ -242,7 +242,7 @@ matrix_row() {
 	files=("$bin/fchmodat2_test" "$bin/fchmodat2_test32" "$bin/modload"
 	       "$bin/fchmodat2_selftest" "$bin/fchmodat2_selftest32"
 	       "$top/tests/guest/steps.sh" "$top/tests/guest/tracers.sh"
-	       "$bin/f2call" "$bin/bpfhold")
+	       "$top/tests/guest/smoke-calls.sh" "$bin/f2call" "$bin/bpfhold")
 	script=$top/tests/guest/native-row.sh
 	kmods=()
 	case $mode in

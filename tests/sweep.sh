@@ -97,6 +97,7 @@ for s in "${series_list[@]}"; do
 		[ "$DEBARCH" = arm64 ] && bin=$B/arm64
 		f2_stage "$k/f2" "$top/tests/guest/smoke.sh" "$bin/f2call" \
 			"$bin/fchmodat2_test32" "$top/tests/guest/steps.sh" \
+			"$top/tests/guest/smoke-calls.sh" \
 			"$k/dkms/fchmodat2.ko"
 		f2_boot "$k/f2" "$k/initrd.cpio.gz" "$k/console.log" -t 600 \
 			>"$k/verdict"

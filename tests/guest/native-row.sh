@@ -19,6 +19,9 @@ echo "# 32-bit test program, native fchmodat2"
 run ./fchmodat2_test32
 mainline_selftest fchmodat2_selftest
 mainline_selftest fchmodat2_selftest32
+echo "# the sweep's smoke calls (smoke-calls.sh), natively: mainline's answers"
+. ./smoke-calls.sh
+smoke_calls
 raw_syscalls_452
 echo "# other users of the hooked places, natively: kprobes, BPF"
 . ./tracers.sh
