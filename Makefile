@@ -38,8 +38,8 @@ TEST_CFLAGS := -O2 -Wall -Wextra -Werror -static -pthread
 TESTS := $(B)/fchmodat2_test $(B)/fchmodat2_test32 $(B)/fchmodat2_testx32 \
 	 $(B)/bench $(B)/unload_test \
 	 $(B)/f2call $(B)/modload $(B)/stress $(B)/no452 $(B)/widenr \
-	 $(B)/gk_audit $(B)/gk_audit32 $(B)/nrscan $(B)/nrscan32 $(B)/bpfhold \
-	 $(B)/harness_test
+	 $(B)/subsys_audit $(B)/subsys_audit32 $(B)/nrscan $(B)/nrscan32 \
+	 $(B)/bpfhold $(B)/harness_test
 
 .PHONY: all deps module tests tests-arm64 install dkms-src uninstall-dkms-src uninstall check check-full check-debug prepare demo bench stress sweep debian-system emulator-check clean \
 	userspace install-userspace uninstall-userspace
@@ -109,8 +109,8 @@ $(B)/%: tests/%.c $(TEST_HEADERS)
 # The same programs for the arm64 guest: AArch64, and AArch32 for the
 # 32-bit compat ABI.
 ARM64_TESTS := $(addprefix $(B)/arm64/,fchmodat2_test fchmodat2_test32 f2call \
-		unload_test modload bench stress stress32 gk_audit gk_audit32 \
-		nrscan nrscan32 bpfhold)
+		unload_test modload bench stress stress32 subsys_audit \
+		subsys_audit32 nrscan nrscan32 bpfhold)
 
 tests-arm64: $(ARM64_TESTS)
 
@@ -162,21 +162,21 @@ $(B)/arm64/nrscan32: tests/nrscan.c $(B)/nr/armhf.h tests/harness.h
 
 # audit's records in every module guest (tests/guest/module-row.sh), arm64's
 # included; the subsystem lane builds its own (tests/subsystems/run-vm.sh)
-GK_HEADERS := tests/subsystems/gk.h $(TEST_HEADERS)
+SUBSYS_HEADERS := tests/subsystems/subsys.h $(TEST_HEADERS)
 
-$(B)/gk_audit32: tests/subsystems/gk_audit.c $(GK_HEADERS)
+$(B)/subsys_audit32: tests/subsystems/subsys_audit.c $(SUBSYS_HEADERS)
 	@mkdir -p $(B)
 	gcc $(M32_CFLAGS) $(TEST_CFLAGS) -o $@ $<
 
-$(B)/gk_audit: tests/subsystems/gk_audit.c $(GK_HEADERS)
+$(B)/subsys_audit: tests/subsystems/subsys_audit.c $(SUBSYS_HEADERS)
 	@mkdir -p $(B)
 	gcc $(TEST_CFLAGS) -o $@ $<
 
-$(B)/arm64/gk_audit32: tests/subsystems/gk_audit.c $(GK_HEADERS)
+$(B)/arm64/subsys_audit32: tests/subsystems/subsys_audit.c $(SUBSYS_HEADERS)
 	@mkdir -p $(B)/arm64
 	arm-linux-gnueabihf-gcc $(TEST_CFLAGS) -o $@ $<
 
-$(B)/arm64/gk_audit: tests/subsystems/gk_audit.c $(GK_HEADERS)
+$(B)/arm64/subsys_audit: tests/subsystems/subsys_audit.c $(SUBSYS_HEADERS)
 	@mkdir -p $(B)/arm64
 	aarch64-linux-gnu-gcc $(TEST_CFLAGS) -o $@ $<
 

@@ -252,7 +252,7 @@ matrix_row() {
 			"$out/kmods/f2_hog.ko" "$out/kmods/f2_killftrace.ko"
 			"$out/module-fi/fchmodat2-fi.ko")
 		[ -f "$out/kmods/f2_direct.ko" ] && files+=("$out/kmods/f2_direct.ko")
-		files+=("$bin/gk_audit" "$bin/gk_audit32" "$bin/nrscan"
+		files+=("$bin/subsys_audit" "$bin/subsys_audit32" "$bin/nrscan"
 			"$bin/nrscan32")
 		[ "$DEBARCH" = amd64 ] && files+=("$B/widenr")
 		# an ext4 filesystem to freeze (unload_test frozen), on a
@@ -297,7 +297,7 @@ matrix_row() {
 	case " $lanes " in
 	*" x32 "*)
 		echo "$mode" >"$out/x32-mode"
-		x32files=("$B/fchmodat2_testx32" "$B/f2call" "$B/gk_audit" "$out/x32-mode"
+		x32files=("$B/fchmodat2_testx32" "$B/f2call" "$B/subsys_audit" "$out/x32-mode"
 			  "$top/tests/guest/steps.sh")
 		[ "$mode" = module ] && x32files+=("$out/dkms/fchmodat2.ko")
 		f2_stage "$out/x32" "$top/tests/guest/x32.sh" "${x32files[@]}"
@@ -391,10 +391,10 @@ fi
 # credentials, AppArmor and Debian 13's glibc and chmod, compared per test
 # with native kernels (this machine, Debian 13's 6.12); one boot per kernel.
 # The native references first, then the module rows (tests/lib.sh).
-gk_series=$(echo host $({ f2_lane subsystems native; f2_lane subsystems module; } | cut -d'|' -f1))
-echo "== subsystems: $gk_series"
+subsys_series=$(echo host $({ f2_lane subsystems native; f2_lane subsystems module; } | cut -d'|' -f1))
+echo "== subsystems: $subsys_series"
 # shellcheck disable=SC2086 # a list of series
-"$top/tests/subsystems/run-vm.sh" $gk_series >"$B/subsystems.tap" 2>&1
+"$top/tests/subsystems/run-vm.sh" $subsys_series >"$B/subsystems.tap" 2>&1
 rc=$?
 grep -E '^ *not ok|^# DIFFERENT|^verdict:' "$B/subsystems.tap"
 lane_rows subsystems "$B/subsystems.tap" "$rc"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * An NFSv4 server and its client on one machine, for the tests
- * (tests/subsystems/gk_nfs.c, tests/unload_test.c): the kernel's nfsd
+ * (tests/subsystems/subsys_nfs.c, tests/unload_test.c): the kernel's nfsd
  * exports a directory as the NFSv4 root, set up through /proc/fs/nfsd
  * and the export caches as rpc.nfsd and rpc.mountd would, and the
  * kernel's NFS client mounts it back over the loopback interface. Needs

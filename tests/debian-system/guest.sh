@@ -56,7 +56,7 @@ F2=/f2
 . "$F2/steps.sh"
 # shellcheck source=tests/subsystems/suite.sh
 . "$F2/suite.sh"
-GK_BIN=$F2/bin
+SUBSYS_BIN=$F2/bin
 ver=$(cat "$F2/VERSION")
 release=$(cat "$F2/RELEASE")
 relname='Debian 12'
@@ -82,7 +82,7 @@ quiet() {
 }
 # hex of a serial as openssl or modinfo print it: upper case, no colons
 serial() { tr -d ':\n' | tr a-f A-F | sed 's/^0*//'; }
-f2_probe() { "$GK_BIN/fchmodat2_test" --probe 2>&1; }
+f2_probe() { "$SUBSYS_BIN/fchmodat2_test" --probe 2>&1; }
 
 # readme_sign_file KO: the README's Debian 11 Secure Boot commands (a key
 # made once with openssl, sign-file of the release's linux-kbuild), on a
@@ -144,7 +144,7 @@ boot1() {
 	step $? "no fchmodat2 before the module: $(f2_probe)"
 	# glibc 2.41's fchmodat(AT_SYMLINK_NOFOLLOW) needs /proc without 452:
 	# chmod -R exits 0 having changed nothing below the top.
-	run gk_chmod_tap "$tmp" "$F2/trixie" fallback
+	run subsys_chmod_tap "$tmp" "$F2/trixie" fallback
 
 	debs=("$F2/debs/fchmodat2-dkms_${ver}_all.deb"
 	      "$F2/debs/fchmodat2ctl_${ver}_amd64.deb"
@@ -189,8 +189,8 @@ boot1() {
 	[ "$st_rc" = 0 ] && echo "$json" | grep -q '"state": *"module"' &&
 		echo "$json" | grep -q "\"signed\": *$signed"
 	step $? "fchmodat2ctl status --json: served by the module (exit 0), installed module signed: $signed"
-	run "$GK_BIN/fchmodat2_test" -d "$tmp"
-	run "$GK_BIN/fchmodat2_test32" -d "$tmp"
+	run "$SUBSYS_BIN/fchmodat2_test" -d "$tmp"
+	run "$SUBSYS_BIN/fchmodat2_test32" -d "$tmp"
 }
 
 # dkms_built_for KREL: DKMS's kernel hook built and installed the module
@@ -222,8 +222,8 @@ boot2() {
 	status_json
 	[ "$st_rc" = 0 ] && echo "$json" | grep -q '"state": *"module"'
 	step $? "fchmodat2ctl status --json: served by the module (exit 0)"
-	run gk_chmod_tap "$tmp" "$F2/trixie" 452
-	run "$GK_BIN/fchmodat2_test" -d "$tmp"
+	run subsys_chmod_tap "$tmp" "$F2/trixie" 452
+	run "$SUBSYS_BIN/fchmodat2_test" -d "$tmp"
 
 	echo "# apt-get install the cloud flavour of $krel (image and headers)"
 	quiet env DEBIAN_FRONTEND=noninteractive apt-get install -y \
@@ -294,7 +294,7 @@ boot3() {
 	journalctl -b -u fchmodat2.service --no-pager -o cat |
 		grep -q "fchmodat2ctl: module loaded (version $next)"
 	step $? "fchmodat2.service loaded version $next at boot"
-	run "$GK_BIN/fchmodat2_test" -d "$tmp"
+	run "$SUBSYS_BIN/fchmodat2_test" -d "$tmp"
 	ver=$next
 	[ "$release" = bookworm ] && kernel_upgrade
 }
@@ -353,8 +353,8 @@ native_boot() {
 		echo "$json" | grep -q '"placeholder": *true' &&
 		echo "$json" | grep -q '"reason": *"not needed: the kernel has fchmodat2 (DKMS built a placeholder'
 	step $? "fchmodat2ctl status --json: native (exit 0), the installed module a placeholder"
-	run gk_chmod_tap "$tmp" "$F2/trixie" 452
-	run "$GK_BIN/fchmodat2_test" -d "$tmp"
+	run subsys_chmod_tap "$tmp" "$F2/trixie" 452
+	run "$SUBSYS_BIN/fchmodat2_test" -d "$tmp"
 	remove_all
 }
 
@@ -381,9 +381,9 @@ loaded_at_boot() {
 	status_json
 	[ "$st_rc" = 0 ] && echo "$json" | grep -q '"state": *"module"'
 	step $? "fchmodat2ctl status --json: served by the module (exit 0)"
-	run gk_chmod_tap "$tmp" "$F2/trixie" 452
-	run "$GK_BIN/fchmodat2_test" -d "$tmp"
-	run "$GK_BIN/fchmodat2_test32" -d "$tmp"
+	run subsys_chmod_tap "$tmp" "$F2/trixie" 452
+	run "$SUBSYS_BIN/fchmodat2_test" -d "$tmp"
+	run "$SUBSYS_BIN/fchmodat2_test32" -d "$tmp"
 }
 
 series_boot() {
@@ -510,9 +510,9 @@ sb_boot2() {
 		echo "$json" | grep -q '"signed": *true' &&
 		echo "$json" | grep -q '"lockdown": *"integrity"'
 	step $? "fchmodat2ctl status --json: served by the module (exit 0), signed, lockdown integrity"
-	run gk_chmod_tap "$tmp" "$F2/trixie" 452
-	run "$GK_BIN/fchmodat2_test" -d "$tmp"
-	run "$GK_BIN/fchmodat2_test32" -d "$tmp"
+	run subsys_chmod_tap "$tmp" "$F2/trixie" 452
+	run "$SUBSYS_BIN/fchmodat2_test" -d "$tmp"
+	run "$SUBSYS_BIN/fchmodat2_test32" -d "$tmp"
 	# an unsigned build: refused
 	unsigned_copy "$(modinfo -n fchmodat2)" "$tmp/unsigned.ko"
 	step $? "an unsigned copy of the module (its signature cut off)"

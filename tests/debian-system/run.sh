@@ -139,7 +139,7 @@ m32=(-m32 -isystem "/usr/include/$(gcc -print-multiarch)")
 gcc "${flags[@]}" -o "$out/f2/bin/fchmodat2_test" "$top"/tests/fchmodat2_test/*.c &&
 	gcc "${m32[@]}" "${flags[@]}" -o "$out/f2/bin/fchmodat2_test32" \
 		"$top"/tests/fchmodat2_test/*.c &&
-	gcc "${flags[@]}" -o "$out/f2/bin/gk_tree" "$top/tests/subsystems/gk_tree.c" ||
+	gcc "${flags[@]}" -o "$out/f2/bin/subsys_tree" "$top/tests/subsystems/subsys_tree.c" ||
 	die "cannot build the test programs"
 "$top/tests/vm/fetch-debs.sh" trixie "$out/trixie-root" libc6 coreutils \
 	>"$out/trixie.versions" || die "cannot fetch Debian 13's libc6 and coreutils"

@@ -53,8 +53,8 @@ x86_only f2call "x32 off, without the module" && x32_off "without the module"
 # the fast path without the module (on 5.10 the two paths differ there).
 audit_sets() { # audit_sets [nomod]
 	mkdir -p /tmp/audit && mount -t tmpfs tmpfs /tmp/audit
-	run ./gk_audit -d /tmp/audit "$@"
-	run ./gk_audit32 -d /tmp/audit "$@"
+	run ./subsys_audit -d /tmp/audit "$@"
+	run ./subsys_audit32 -d /tmp/audit "$@"
 	umount /tmp/audit
 }
 # Every number no system call is assigned to, -1, negative and high-bit

@@ -4,7 +4,7 @@
 # Runs inside the VM guest booted with syscall.x32=y (Debian's kernels
 # build x32 in but serve it only with that parameter): the test program
 # built with -mx32 runs, natively on a kernel with fchmodat2, through the
-# module otherwise; audit's records of x32's calls (gk_audit x32). /f2/x32-mode
+# module otherwise; audit's records of x32's calls (subsys_audit x32). /f2/x32-mode
 # says "module" or "native".
 
 cd /f2 || exit 1
@@ -33,7 +33,7 @@ echo "# the test program, built with -mx32"
 run ./fchmodat2_testx32
 echo "# audit and x32's numbers: no rule matches them, on 6.12 as with the module"
 mkdir -p /tmp/audit && mount -t tmpfs tmpfs /tmp/audit
-run ./gk_audit -d /tmp/audit x32
+run ./subsys_audit -d /tmp/audit x32
 umount /tmp/audit
 if [ "$mode" = module ]; then
 	rmmod fchmodat2

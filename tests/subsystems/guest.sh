@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The subsystem scenario in the VM guest (busybox), one boot per kernel.
-# /f2/gk-mode says "module" (5.10, 6.1: load fchmodat2.ko first) or
+# /f2/subsys-mode says "module" (5.10, 6.1: load fchmodat2.ko first) or
 # "native" (6.12: the kernel's own fchmodat2, the oracle). The drives
-# carry serial numbers gk-ext4, gk-xfs and gk-btrfs (run-vm.sh made them).
+# carry serial numbers subsys-ext4, subsys-xfs and subsys-btrfs (run-vm.sh made them).
 # /f2/trixie holds Debian 13's loader, glibc, chmod, strace and
 # apparmor_parser.
 # Every step prints a TAP line; suite.sh frames each program's run.
@@ -13,8 +13,8 @@ cd /f2 || exit 1
 . ./steps.sh
 . ./suite.sh
 # shellcheck disable=SC2034 # used by suite.sh
-GK_BIN=/f2
-mode=$(cat gk-mode)
+SUBSYS_BIN=/f2
+mode=$(cat subsys-mode)
 
 bad=
 for m in virtio_pci virtio_blk ext4 xfs btrfs overlay nfsd nfsv4; do
@@ -23,17 +23,17 @@ done
 [ -z "$bad" ]
 step $? "modprobe virtio_pci virtio_blk ext4 xfs btrfs overlay nfsd nfsv4${bad:+ (failed:$bad)}"
 
-# /dev/vdX of the drive with serial gk-FS
+# /dev/vdX of the drive with serial subsys-FS
 drive() {
 	for d in /sys/block/vd*; do
-		[ "$(cat "$d/serial" 2>/dev/null)" = "gk-$1" ] &&
+		[ "$(cat "$d/serial" 2>/dev/null)" = "subsys-$1" ] &&
 			echo "/dev/${d##*/}" && return 0
 	done
 	return 1
 }
 
 mkdir -p /mnt/tmpfs
-mount -t tmpfs -o mode=0755,size=64m gk-tmpfs /mnt/tmpfs
+mount -t tmpfs -o mode=0755,size=64m subsys-tmpfs /mnt/tmpfs
 step $? "mount tmpfs on /mnt/tmpfs"
 fss=tmpfs
 for fs in ext4 xfs btrfs; do
@@ -58,8 +58,8 @@ if [ "$mode" = module ]; then
 	./fchmodat2_test --probe | grep -q 'ENOSYS'
 	step $? "452 returns ENOSYS before the module is loaded"
 	echo "# ===== real clients without the module"
-	gk_clients_sets /mnt/tmpfs /f2/trixie -nomod
-	gk_audit_nomod_sets before /mnt/tmpfs
+	subsys_clients_sets /mnt/tmpfs /f2/trixie -nomod
+	subsys_audit_nomod_sets before /mnt/tmpfs
 	insmod ./fchmodat2.ko
 	result load $? "insmod fchmodat2.ko"
 else
@@ -91,21 +91,21 @@ unload() {
 
 for fs in $fss; do
 	echo "# ===== $fs"
-	eval "gk_fs_sets $fs /mnt/$fs \${dev_$fs:-}"
+	eval "subsys_fs_sets $fs /mnt/$fs \${dev_$fs:-}"
 done
 echo "# ===== magic links, overlayfs"
-gk_tmpfs_sets vfs /mnt/tmpfs
+subsys_tmpfs_sets vfs /mnt/tmpfs
 echo "# ===== ptrace"
-gk_tmpfs_sets ptrace /mnt/tmpfs
-gk_strace_sets /mnt/tmpfs /f2/trixie
+subsys_tmpfs_sets ptrace /mnt/tmpfs
+subsys_strace_sets /mnt/tmpfs /f2/trixie
 echo "# ===== real clients: Debian 13's glibc and chmod, /proc not mounted"
-gk_clients_sets /mnt/tmpfs /f2/trixie
+subsys_clients_sets /mnt/tmpfs /f2/trixie
 echo "# ===== AppArmor"
-gk_lsm_sets /mnt/tmpfs /f2/trixie
+subsys_lsm_sets /mnt/tmpfs /f2/trixie
 echo "# ===== audit"
-gk_tmpfs_sets audit /mnt/tmpfs
+subsys_tmpfs_sets audit /mnt/tmpfs
 echo "# ===== NFS"
-gk_tmpfs_sets nfs /mnt/tmpfs
+subsys_tmpfs_sets nfs /mnt/tmpfs
 
 if [ "$mode" = module ]; then
 	served=$(cat /sys/module/fchmodat2/calls_served)
@@ -117,11 +117,11 @@ if [ "$mode" = module ]; then
 	step $? "insmod fchmodat2.ko again"
 fi
 echo "# ===== seccomp"
-gk_tmpfs_sets seccomp /mnt/tmpfs
+subsys_tmpfs_sets seccomp /mnt/tmpfs
 if [ "$mode" = module ]; then
 	unload "after the seccomp sets (tasks killed by seccomp in system call entry)"
 	# the module took 452 out of audit's class again
-	gk_audit_nomod_sets rmmod /mnt/tmpfs
+	subsys_audit_nomod_sets rmmod /mnt/tmpfs
 fi
 for fs in $fss; do
 	umount "/mnt/$fs"

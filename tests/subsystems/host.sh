@@ -11,7 +11,7 @@
 # framing as guest.sh.
 
 # shellcheck disable=SC2034 # used by suite.sh
-GK_BIN=$1
+SUBSYS_BIN=$1
 img=$2
 trixie=$3
 . "$(dirname "$0")/../guest/steps.sh"
@@ -28,21 +28,21 @@ cleanup() {
 }
 trap cleanup EXIT
 
-"$GK_BIN/fchmodat2_test" --probe | grep -q 'available'
+"$SUBSYS_BIN/fchmodat2_test" --probe | grep -q 'available'
 step $? "452 is native on $(uname -r)"
 # Not every machine executes i386 programs: then the 32-bit sets are
 # compared with Debian 13's 6.12 in QEMU only.
-GK_BITS=64
-"$GK_BIN/fchmodat2_test32" --probe >/dev/null 2>&1 && GK_BITS="64 32"
-echo "# gk-host-bits $GK_BITS"
+SUBSYS_BITS=64
+"$SUBSYS_BIN/fchmodat2_test32" --probe >/dev/null 2>&1 && SUBSYS_BITS="64 32"
+echo "# subsys-host-bits $SUBSYS_BITS"
 
 mkdir -p "$img/mnt/tmpfs"
-mount -t tmpfs -o mode=0755,size=64m gk-tmpfs "$img/mnt/tmpfs"
+mount -t tmpfs -o mode=0755,size=64m subsys-tmpfs "$img/mnt/tmpfs"
 step $? "mount tmpfs"
 fss=tmpfs
 for fs in ext4 xfs btrfs; do
 	mkdir -p "$img/mnt/$fs"
-	# without autoclear: gk_fs unmounts and mounts the device again
+	# without autoclear: subsys_fs unmounts and mounts the device again
 	dev=$(losetup -f --show "$img/$fs.img") && loops="$loops $dev" &&
 		mount -t "$fs" "$dev" "$img/mnt/$fs"
 	step $? "mount $fs ($dev) on $img/mnt/$fs"
@@ -52,16 +52,16 @@ done
 
 for fs in $fss; do
 	echo "# ===== $fs"
-	eval "gk_fs_sets $fs $img/mnt/$fs \${dev_$fs:-}"
+	eval "subsys_fs_sets $fs $img/mnt/$fs \${dev_$fs:-}"
 done
 echo "# ===== magic links, overlayfs"
-gk_tmpfs_sets vfs "$img/mnt/tmpfs"
+subsys_tmpfs_sets vfs "$img/mnt/tmpfs"
 echo "# ===== ptrace"
-gk_tmpfs_sets ptrace "$img/mnt/tmpfs"
-gk_strace_sets "$img/mnt/tmpfs" "$trixie"
+subsys_tmpfs_sets ptrace "$img/mnt/tmpfs"
+subsys_strace_sets "$img/mnt/tmpfs" "$trixie"
 echo "# ===== real clients: Debian 13's glibc and chmod, /proc not mounted"
-gk_clients_sets "$img/mnt/tmpfs" "$trixie"
+subsys_clients_sets "$img/mnt/tmpfs" "$trixie"
 echo "# ===== seccomp"
-gk_tmpfs_sets seccomp "$img/mnt/tmpfs"
+subsys_tmpfs_sets seccomp "$img/mnt/tmpfs"
 
 finish

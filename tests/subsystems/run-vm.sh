@@ -50,7 +50,7 @@ here=$top/tests/subsystems
 G=$B/subsystems
 # what each series' guest does: its MODE in the matrix (tests/lib.sh)
 f2_matrix_init
-progs=(gk_fs gk_seccomp gk_ptrace gk_creds gk_lsm gk_acl gk_vfs gk_audit gk_nfs)
+progs=(subsys_fs subsys_seccomp subsys_ptrace subsys_creds subsys_lsm subsys_acl subsys_vfs subsys_audit subsys_nfs)
 # Debian 13's userland for the real-client, strace and AppArmor sets, per
 # architecture (on arm64 strace needs no libunwind)
 # shellcheck disable=SC2034 # read through build_programs' nameref
@@ -119,8 +119,8 @@ build_programs() {
 			return 1
 	done
 	# dynamic on purpose: it runs on Debian 13's glibc
-	"${cc[@]}" -O2 -Wall -Wextra -Werror -o "$d/bin/gk_libc" "$here/gk_libc.c" &&
-		"${cc[@]}" "${flags[@]}" -o "$d/bin/gk_tree" "$here/gk_tree.c" || return 1
+	"${cc[@]}" -O2 -Wall -Wextra -Werror -o "$d/bin/subsys_libc" "$here/subsys_libc.c" &&
+		"${cc[@]}" "${flags[@]}" -o "$d/bin/subsys_tree" "$here/subsys_tree.c" || return 1
 	local -n debs=trixie_debs_$arch files=trixie_files_$arch
 	F2_DEBS_ARCH=$arch "$top/tests/vm/fetch-debs.sh" trixie "$d/trixie-root" \
 		"${debs[@]}" >"$d/trixie.versions" || return 1
@@ -159,8 +159,8 @@ split_results() {
 	# (a program's lines are a KTAP subtest: indented by four spaces)
 	tr -d '\r' <"$1" | awk -v dir="$2" '
 		{ sub(/^    /, "") }
-		/^# gk-run / { out = dir "/" $3 "." $4 "." $5; printf "" >out; next }
-		/^# gk-end / {
+		/^# subsys-run / { out = dir "/" $3 "." $4 "." $5; printf "" >out; next }
+		/^# subsys-end / {
 			if (out != "") {
 				sub(/^rc=/, "", $6)
 				printf "(exit status)\t%s\t\n", $6 >out
@@ -239,7 +239,7 @@ compared() {
 
 # emit LOG: its TAP lines (and the verdict) on stdout.
 emit() {
-	tr -d '\r' <"$1" | grep -E '^ *(not )?ok |^ *# (Subtest|gk-run|gk-end|=====|Totals|harness)'
+	tr -d '\r' <"$1" | grep -E '^ *(not )?ok |^ *# (Subtest|subsys-run|subsys-end|=====|Totals|harness)'
 }
 
 run_host() {
@@ -282,7 +282,7 @@ run_host() {
 	echo "# host: host.sh exited $rc"
 	f2_row "subsystems host" "$(uname -r)" \
 		"$(f2_result "$out/console.log" "$rc" /dev/null nolog)"
-	sed -n 's/^# gk-host-bits //p' "$out/console.log" >"$out/bits"
+	sed -n 's/^# subsys-host-bits //p' "$out/console.log" >"$out/bits"
 	[ "$rc" = 0 ] || fail "host: native run failed (exit $rc)"
 	rm -rf "$out/img"
 	split_results "$out/console.log" "$out/results"
@@ -314,11 +314,11 @@ run_vm() {
 	fi
 	f2_stage "$out/f2" "$here/guest.sh" "${files[@]}"
 	cp -a "$d/trixie" "$out/f2/trixie"
-	echo "$mode" >"$out/f2/gk-mode"
+	echo "$mode" >"$out/f2/subsys-mode"
 	make_images "$out/img" || { vm_failed "$series" "$KREL" "mkfs failed"; return 1; }
 	for fs in ext4 xfs btrfs; do
 		q+=(-drive "file=$out/img/$fs.img,format=raw,if=none,id=$fs,cache=unsafe"
-		    -device "virtio-blk-pci,drive=$fs,serial=gk-$fs")
+		    -device "virtio-blk-pci,drive=$fs,serial=subsys-$fs")
 	done
 	for m in virtio_pci virtio_blk ext4 xfs btrfs overlay nfsd nfsv4; do
 		mods+=(-k "$m")
@@ -442,12 +442,12 @@ if [ "$1" = --compare ] && [ $# = 3 ]; then
 	exit "$status"
 fi
 # host, or a row of the matrix whose lanes say subsystems (tests/lib.sh)
-gk_rows=" host $(F2_SERIES='' f2_lane subsystems | cut -d'|' -f1 | paste -sd' ') "
+subsys_rows=" host $(F2_SERIES='' f2_lane subsystems | cut -d'|' -f1 | paste -sd' ') "
 for s in "$@"; do
-	case $gk_rows in
+	case $subsys_rows in
 	*" $s "*) ;;
 	*)
-		echo "run-vm.sh: $s: not host nor a subsystems row of the matrix (tests/lib.sh):$gk_rows" >&2
+		echo "run-vm.sh: $s: not host nor a subsystems row of the matrix (tests/lib.sh):$subsys_rows" >&2
 		[ "$s" = 6.1-debug ] && echo "run-vm.sh: the debug kernel is a row once built (make check-debug) or with F2_DEBUG=1" >&2
 		exit 2 ;;
 	esac

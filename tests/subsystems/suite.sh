@@ -2,57 +2,57 @@
 #
 # The subsystem test sets, sourced by guest.sh (busybox sh in the VM) and
 # by host.sh (natively on this machine), so that both run exactly the same
-# commands. Needs steps.sh's step() and run_tap(); $GK_BIN holds the
+# commands. Needs steps.sh's step() and run_tap(); $SUBSYS_BIN holds the
 # static programs.
 #
 # Every program's output is framed by
-#   # gk-run SET FS BITS
+#   # subsys-run SET FS BITS
 #   ... its TAP lines ...
-#   # gk-end SET FS BITS rc=N
+#   # subsys-end SET FS BITS rc=N
 # so that the host can file each run's per-test results (run-vm.sh) and
 # compare them between kernels.
 #
-# GK_BITS: the callers' bitnesses, "64 32" unless the caller narrows it
+# SUBSYS_BITS: the callers' bitnesses, "64 32" unless the caller narrows it
 # (host.sh, on a machine that cannot execute i386 programs).
 
-# gk_run SET FS BITS PROGRAM [ARG...]: one framed run, and a harness step.
-gk_run() {
+# subsys_run SET FS BITS PROGRAM [ARG...]: one framed run, and a harness step.
+subsys_run() {
 	set_=$1 fs_=$2 bits_=$3
 	shift 3
-	echo "# gk-run $set_ $fs_ $bits_"
+	echo "# subsys-run $set_ $fs_ $bits_"
 	run_tap "$@"
-	echo "# gk-end $set_ $fs_ $bits_ rc=$rc_"
+	echo "# subsys-end $set_ $fs_ $bits_ rc=$rc_"
 	step "$rc_" "$set_ on $fs_, $bits_-bit: $*"
 }
 
-# gk_prog NAME BITS: the path of NAME's build for BITS.
-gk_prog() {
+# subsys_prog NAME BITS: the path of NAME's build for BITS.
+subsys_prog() {
 	if [ "$2" = 32 ]; then
-		echo "$GK_BIN/${1}32"
+		echo "$SUBSYS_BIN/${1}32"
 	else
-		echo "$GK_BIN/$1"
+		echo "$SUBSYS_BIN/$1"
 	fi
 }
 
-# gk_fs_sets FS MOUNTPOINT [DEVICE]: everything that depends on the
-# filesystem, on the one mounted at MOUNTPOINT (DEVICE: gk_fs may unmount
+# subsys_fs_sets FS MOUNTPOINT [DEVICE]: everything that depends on the
+# filesystem, on the one mounted at MOUNTPOINT (DEVICE: subsys_fs may unmount
 # it and mount DEVICE there again).
-gk_fs_sets() {
+subsys_fs_sets() {
 	fs=$1 mp=$2 dev=${3:-}
-	for bits in ${GK_BITS:-64 32}; do
-		gk_run test "$fs" "$bits" "$(gk_prog fchmodat2_test "$bits")" -d "$mp"
-		gk_run creds "$fs" "$bits" "$(gk_prog gk_creds "$bits")" -d "$mp"
-		gk_run acl "$fs" "$bits" "$(gk_prog gk_acl "$bits")" -d "$mp"
+	for bits in ${SUBSYS_BITS:-64 32}; do
+		subsys_run test "$fs" "$bits" "$(subsys_prog fchmodat2_test "$bits")" -d "$mp"
+		subsys_run creds "$fs" "$bits" "$(subsys_prog subsys_creds "$bits")" -d "$mp"
+		subsys_run acl "$fs" "$bits" "$(subsys_prog subsys_acl "$bits")" -d "$mp"
 		if [ -n "$dev" ]; then
-			gk_run fs "$fs" "$bits" "$(gk_prog gk_fs "$bits")" \
+			subsys_run fs "$fs" "$bits" "$(subsys_prog subsys_fs "$bits")" \
 				-m "$mp" -D "$dev" -t "$fs"
 		else
-			gk_run fs "$fs" "$bits" "$(gk_prog gk_fs "$bits")" -m "$mp"
+			subsys_run fs "$fs" "$bits" "$(subsys_prog subsys_fs "$bits")" -m "$mp"
 		fi
 	done
 }
 
-# gk_tmpfs_sets SET DIR: the program gk_SET, 64- and 32-bit, in a
+# subsys_tmpfs_sets SET DIR: the program subsys_SET, 64- and 32-bit, in a
 # directory below DIR (on tmpfs). The sets:
 #   vfs      /proc/PID/fd magic links, overlayfs (mounted below DIR)
 #   ptrace   ptrace stops and rewritten arguments
@@ -62,30 +62,30 @@ gk_fs_sets() {
 #   nfs      NFSv4.2 on the loopback interface: the kernel's nfsd exports
 #            a directory below DIR, its client mounts it back (VM only:
 #            nfsd is machine-wide)
-gk_tmpfs_sets() {
-	for bits in ${GK_BITS:-64 32}; do
-		gk_run "$1" tmpfs "$bits" "$(gk_prog "gk_$1" "$bits")" -d "$2"
+subsys_tmpfs_sets() {
+	for bits in ${SUBSYS_BITS:-64 32}; do
+		subsys_run "$1" tmpfs "$bits" "$(subsys_prog "subsys_$1" "$bits")" -d "$2"
 	done
 }
 
-# gk_audit_nomod_sets TAG DIR: where 452 is ENOSYS (5.10 and 6.1 before
+# subsys_audit_nomod_sets TAG DIR: where 452 is ENOSYS (5.10 and 6.1 before
 # the module is loaded, and after it is unloaded), 452 is not in audit's
 # change attributes class (set audit-TAG-nomod: checked, not compared).
-gk_audit_nomod_sets() {
-	for bits in ${GK_BITS:-64 32}; do
-		gk_run "audit-$1-nomod" tmpfs "$bits" \
-			"$(gk_prog gk_audit "$bits")" -d "$2" nomod
+subsys_audit_nomod_sets() {
+	for bits in ${SUBSYS_BITS:-64 32}; do
+		subsys_run "audit-$1-nomod" tmpfs "$bits" \
+			"$(subsys_prog subsys_audit "$bits")" -d "$2" nomod
 	done
 }
 
-# gk_strace_tap DIR TRIXIE BITS: Debian 13's strace (which knows
+# subsys_strace_tap DIR TRIXIE BITS: Debian 13's strace (which knows
 # fchmodat2 by name) traces f2call, BITS-bit: the call and its real result
 # as strace shows them; then strace's fault injection, which at the entry
 # stop replaces the call by an error or a return value: the kernel must
 # obey, and the file must stay as it was. Prints TAP.
-gk_strace_tap() {
-	dir=$1/strace$3 ld=$(gk_trixie "$2") strace_=$2/usr/bin/strace
-	call_=$(gk_prog f2call "$3")
+subsys_strace_tap() {
+	dir=$1/strace$3 ld=$(subsys_trixie "$2") strace_=$2/usr/bin/strace
+	call_=$(subsys_prog f2call "$3")
 	fails_=0
 	echo "TAP version 13"
 	echo "1..4"
@@ -132,36 +132,36 @@ gk_strace_tap() {
 	[ "$fails_" = 0 ]
 }
 
-# gk_strace_sets DIR TRIXIE: gk_strace_tap for 64- and 32-bit callers.
-gk_strace_sets() {
-	for bits in ${GK_BITS:-64 32}; do
-		gk_run strace tmpfs "$bits" gk_strace_tap "$1" "$2" "$bits"
+# subsys_strace_sets DIR TRIXIE: subsys_strace_tap for 64- and 32-bit callers.
+subsys_strace_sets() {
+	for bits in ${SUBSYS_BITS:-64 32}; do
+		subsys_run strace tmpfs "$bits" subsys_strace_tap "$1" "$2" "$bits"
 	done
 }
 
-# gk_trixie DIR: the command prefix that runs DIR's (Debian 13's) dynamic
+# subsys_trixie DIR: the command prefix that runs DIR's (Debian 13's) dynamic
 # programs through DIR's own loader and glibc (x86_64 or AArch64).
-gk_trixie() {
+subsys_trixie() {
 	case $(uname -m) in
 	aarch64) echo "$1/usr/lib/ld-linux-aarch64.so.1 --library-path $1/usr/lib/aarch64-linux-gnu" ;;
 	*) echo "$1/usr/lib64/ld-linux-x86-64.so.2 --library-path $1/usr/lib/x86_64-linux-gnu" ;;
 	esac
 }
 
-# gk_chmod_tap DIR TRIXIE EXPECT: Debian 13's chmod -R over a tree of
+# subsys_chmod_tap DIR TRIXIE EXPECT: Debian 13's chmod -R over a tree of
 # 3000 files, and chmod -h on a symlink, with /proc not mounted (a
 # private mount namespace). EXPECT "452": everything changed, no error;
 # "fallback" (no fchmodat2): glibc's emulation cannot work without /proc
 # and says EOPNOTSUPP, which chmod takes for "a symlink, leave it": exit 0,
 # not one message, and nothing below the top changed. Prints TAP.
-gk_chmod_tap() {
-	dir=$1 ld=$(gk_trixie "$2") expect=$3
+subsys_chmod_tap() {
+	dir=$1 ld=$(subsys_trixie "$2") expect=$3
 	chmod_=$2/usr/bin/chmod
 	fails_=0
 	echo "TAP version 13"
 	echo "1..4"
 	rm -rf "$dir/tree"
-	"$GK_BIN/gk_tree" -m "$dir/tree" 3000
+	"$SUBSYS_BIN/subsys_tree" -m "$dir/tree" 3000
 	unshare -m --propagation private sh -c "umount -l /proc && ! [ -e /proc/self ] &&
 		$ld $chmod_ -R 0700 '$dir/tree'" 2>"$dir/chmod.err"
 	rc=$?
@@ -172,7 +172,7 @@ gk_chmod_tap() {
 	if [ "$expect" = 452 ]; then
 		[ "$rc" = 0 ] && [ "$errs" = 0 ]
 		tap_ 1 $? "chmod_R_without_proc_exits_0_without_errors"
-		out_=$("$GK_BIN/gk_tree" -c "$dir/tree" 0700) ||
+		out_=$("$SUBSYS_BIN/subsys_tree" -c "$dir/tree" 0700) ||
 			fails_=$((fails_ + 1))
 		echo "$out_" | sed 's/^\(\(not \)\{0,1\}ok\) 1 /\1 2 /'
 	else
@@ -181,7 +181,7 @@ gk_chmod_tap() {
 		# ...having changed nothing but the top directory
 		out_=""
 		for d in 0 9 29; do
-			out_="$out_$("$GK_BIN/gk_tree" -c "$dir/tree/d$d" 0644 0755)
+			out_="$out_$("$SUBSYS_BIN/subsys_tree" -c "$dir/tree/d$d" 0644 0755)
 "
 		done
 		echo "$out_" | grep '^#'
@@ -209,36 +209,36 @@ tap_() { # tap_ N STATUS NAME
 	fi
 }
 
-# gk_clients_sets DIR TRIXIE [SUFFIX]: glibc 2.41 and chmod 9.7 of Debian
+# subsys_clients_sets DIR TRIXIE [SUFFIX]: glibc 2.41 and chmod 9.7 of Debian
 # 13, /proc not mounted; SUFFIX "-nomod" names the runs before the module
 # is loaded (no fchmodat2: glibc's fallback).
-gk_clients_sets() {
+subsys_clients_sets() {
 	sfx=${3:-}
 	expect=452
 	[ -n "$sfx" ] && expect=fallback
 	# shellcheck disable=SC2046 # the loader command is words
-	gk_run "libc$sfx" tmpfs 64 $(gk_trixie "$2") "$GK_BIN/gk_libc" -d "$1"
-	gk_run "chmod$sfx" tmpfs 64 gk_chmod_tap "$1" "$2" "$expect"
+	subsys_run "libc$sfx" tmpfs 64 $(subsys_trixie "$2") "$SUBSYS_BIN/subsys_libc" -d "$1"
+	subsys_run "chmod$sfx" tmpfs 64 subsys_chmod_tap "$1" "$2" "$expect"
 }
 
-# gk_lsm_sets DIR TRIXIE: an AppArmor profile denying chmod below
-# DIR/gk-lsm*/deny, loaded with Debian 13's apparmor_parser (VM only).
-gk_lsm_sets() {
-	cat >/tmp/gk_lsm.profile <<PROFILE
-profile gk_lsm flags=(attach_disconnected) {
+# subsys_lsm_sets DIR TRIXIE: an AppArmor profile denying chmod below
+# DIR/subsys-lsm*/deny, loaded with Debian 13's apparmor_parser (VM only).
+subsys_lsm_sets() {
+	cat >/tmp/subsys_lsm.profile <<PROFILE
+profile subsys_lsm flags=(attach_disconnected) {
   /** rwlkmix,
   capability,
-  audit deny $1/gk-lsm*/deny/** w,
+  audit deny $1/subsys-lsm*/deny/** w,
 }
 PROFILE
 	# shellcheck disable=SC2046
-	$(gk_trixie "$2") "$2/usr/sbin/apparmor_parser" -r -K -T \
-		/tmp/gk_lsm.profile
-	step $? "apparmor_parser loads a profile denying chmod below $1/gk-lsm*/deny"
+	$(subsys_trixie "$2") "$2/usr/sbin/apparmor_parser" -r -K -T \
+		/tmp/subsys_lsm.profile
+	step $? "apparmor_parser loads a profile denying chmod below $1/subsys-lsm*/deny"
 	# every denial must reach the kernel log: no printk rate limit
 	echo 0 >/proc/sys/kernel/printk_ratelimit
-	for bits in ${GK_BITS:-64 32}; do
-		gk_run lsm tmpfs "$bits" "$(gk_prog gk_lsm "$bits")" \
-			-d "$1/gk-lsm$bits" -p gk_lsm
+	for bits in ${SUBSYS_BITS:-64 32}; do
+		subsys_run lsm tmpfs "$bits" "$(subsys_prog subsys_lsm "$bits")" \
+			-d "$1/subsys-lsm$bits" -p subsys_lsm
 	done
 }

@@ -7,8 +7,8 @@
  * Each program is built twice, static: 64-bit and -m32. Every case
  * compares errno and the full st_mode, never only the return value.
  */
-#ifndef GK_H
-#define GK_H
+#ifndef SUBSYS_H
+#define SUBSYS_H
 
 #define _GNU_SOURCE
 #define _FILE_OFFSET_BITS 64
@@ -41,7 +41,7 @@ static inline long sys_fchmodat2(int dfd, const char *path, unsigned int mode,
 }
 
 /* Run one case: its name states the property; a skip says why. */
-static inline void gk_case(const char *name, void (*fn)(void))
+static inline void subsys_case(const char *name, void (*fn)(void))
 {
 	t_case_begin();
 	fn();
@@ -75,12 +75,13 @@ static inline int make_link(int dfd, const char *name, const char *target)
 }
 
 /* A new empty directory below @parent for one program's run; its fd. */
-static inline int gk_workdir(const char *parent, const char *tag, char *path,
-			     size_t size)
+static inline int subsys_workdir(const char *parent, const char *tag,
+				 char *path, size_t size)
 {
 	int fd;
 
-	snprintf(path, size, "%s/gk-%s.XXXXXX", parent ? parent : "/tmp", tag);
+	snprintf(path, size, "%s/subsys-%s.XXXXXX", parent ? parent : "/tmp",
+		 tag);
 	if (!mkdtemp(path) || chmod(path, 0755)) {
 		diag("work directory %s: %s", path, errno_name(errno));
 		return -1;
@@ -92,19 +93,19 @@ static inline int gk_workdir(const char *parent, const char *tag, char *path,
 }
 
 /* A program's cases, each a function named by the property it checks. */
-struct gk_case {
+struct subsys_case {
 	const char *name;
 	void (*fn)(void);
 };
 
-#define GK_CASE(fn) { #fn, fn }
+#define CASE(fn) { #fn, fn }
 
 /*
  * Run @cases in order, or only the one named @only (if not NULL). Without
  * a work directory (@wfd < 0) each case fails: none can be tried.
  */
-static inline void gk_run_cases(const struct gk_case *cases, unsigned int n,
-				const char *only, int wfd)
+static inline void subsys_run_cases(const struct subsys_case *cases,
+				    unsigned int n, const char *only, int wfd)
 {
 	unsigned int i;
 
@@ -115,12 +116,12 @@ static inline void gk_run_cases(const struct gk_case *cases, unsigned int n,
 			t_result(false, "%s", cases[i].name);
 			continue;
 		}
-		gk_case(cases[i].name, cases[i].fn);
+		subsys_case(cases[i].name, cases[i].fn);
 	}
 }
 
 /* The -d DIR option, the only one most programs take: DIR, or NULL. */
-static inline const char *gk_dir_option(int argc, char **argv)
+static inline const char *subsys_dir_option(int argc, char **argv)
 {
 	const char *dir = NULL;
 	int c;
@@ -137,13 +138,13 @@ static inline const char *gk_dir_option(int argc, char **argv)
 
 /*
  * The start of a root-only program that takes -d DIR: the TAP plan, umask
- * 0, the check for root (exit 1 otherwise), and gk_workdir()'s directory
+ * 0, the check for root (exit 1 otherwise), and subsys_workdir()'s directory
  * below DIR for @tag: its fd, or -1.
  */
-static inline int gk_root_begin(int argc, char **argv, unsigned int planned,
-				const char *tag, char *work, size_t size)
+static inline int subsys_root_begin(int argc, char **argv, unsigned int planned,
+				    const char *tag, char *work, size_t size)
 {
-	const char *dir = gk_dir_option(argc, argv);
+	const char *dir = subsys_dir_option(argc, argv);
 
 	t_plan(planned);
 	umask(0);
@@ -151,16 +152,16 @@ static inline int gk_root_begin(int argc, char **argv, unsigned int planned,
 		diag("must run as root");
 		exit(1);
 	}
-	return gk_workdir(dir, tag, work, size);
+	return subsys_workdir(dir, tag, work, size);
 }
 
 /*
- * Remove gk_workdir()'s directory @work (open as @wfd, if >= 0) and what
+ * Remove subsys_workdir()'s directory @work (open as @wfd, if >= 0) and what
  * the cases left in it: @files, then @dirs (NULL-terminated lists).
  */
-static inline void gk_remove_workdir(int wfd, const char *work,
-				     const char * const *files,
-				     const char * const *dirs)
+static inline void subsys_remove_workdir(int wfd, const char *work,
+					 const char * const *files,
+					 const char * const *dirs)
 {
 	if (wfd < 0)
 		return;
@@ -174,7 +175,7 @@ static inline void gk_remove_workdir(int wfd, const char *work,
 }
 
 /* IN_ATTRIB events pending on @in (for a directory watch, named @name) */
-static inline int gk_attrib_events(int in, const char *name)
+static inline int subsys_attrib_events(int in, const char *name)
 {
 	union {
 		struct inotify_event ev;
@@ -203,7 +204,7 @@ static inline int gk_attrib_events(int in, const char *name)
 }
 
 /* An IN_ATTRIB watch on @work/@name, in *@in. */
-static inline int gk_watch(const char *work, const char *name, int *in)
+static inline int subsys_watch(const char *work, const char *name, int *in)
 {
 	char path[PATH_MAX];
 
@@ -216,4 +217,4 @@ static inline int gk_watch(const char *work, const char *name, int *in)
 	return 0;
 }
 
-#endif /* GK_H */
+#endif /* SUBSYS_H */

@@ -1,18 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * gk_lsm - an AppArmor profile that denies chmod ("w") below DIR/deny
+ * subsys_lsm - an AppArmor profile that denies chmod ("w") below DIR/deny
  * refuses fchmodat2 (452) exactly as it refuses fchmodat: EACCES, the
  * mode unchanged, an apparmor="DENIED" operation="chmod" line in the
  * kernel log naming the file; allowed paths stay allowed. The LSM hook
  * comes after the lookup and the flags check, and before the symlink
  * refusal (EACCES, not EOPNOTSUPP, for a denied symlink).
  *
- * Usage: gk_lsm -d DIR -p PROFILE
+ * Usage: subsys_lsm -d DIR -p PROFILE
  *   DIR is fixed (the profile names it); PROFILE must be loaded already,
  *   (guest.sh writes it: all allowed but "w" below DIR/deny).
  *   The confined part runs in a child after "changeprofile PROFILE".
  */
-#include "gk.h"
+#include "subsys.h"
 
 #include <sys/klog.h>
 
@@ -227,14 +227,14 @@ static void denial_logged_for_fchmodat2_as_for_fchmodat(void)
 	}
 }
 
-static const struct gk_case cases[] = {
-	GK_CASE(profile_confines_the_child),
-	GK_CASE(denied_path_fchmodat2_eacces_as_fchmodat),
-	GK_CASE(denied_symlink_eacces_before_eopnotsupp),
-	GK_CASE(denied_opath_fd_empty_path_eacces),
-	GK_CASE(lookup_and_flag_errors_before_the_lsm),
-	GK_CASE(allowed_path_mode_changed_under_the_profile),
-	GK_CASE(denial_logged_for_fchmodat2_as_for_fchmodat),
+static const struct subsys_case cases[] = {
+	CASE(profile_confines_the_child),
+	CASE(denied_path_fchmodat2_eacces_as_fchmodat),
+	CASE(denied_symlink_eacces_before_eopnotsupp),
+	CASE(denied_opath_fd_empty_path_eacces),
+	CASE(lookup_and_flag_errors_before_the_lsm),
+	CASE(allowed_path_mode_changed_under_the_profile),
+	CASE(denial_logged_for_fchmodat2_as_for_fchmodat),
 };
 
 int main(int argc, char **argv)
@@ -274,7 +274,7 @@ int main(int argc, char **argv)
 			t_result(false, "%s", cases[i].name);
 			continue;
 		}
-		gk_case(cases[i].name, cases[i].fn);
+		subsys_case(cases[i].name, cases[i].fn);
 	}
 	return t_finish();
 }

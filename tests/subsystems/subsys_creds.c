@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * gk_creds - who may change a mode with fchmodat2 (452): as uid/gid 65534
+ * subsys_creds - who may change a mode with fchmodat2 (452): as uid/gid 65534
  * with no capability, with CAP_FOWNER, CAP_FSETID, both, or every
  * capability but CAP_FOWNER, and as root of a user namespace that does not
  * map the file's owner, and through an idmapped mount. What is allowed, what is refused (EPERM), and when
  * the set-group-ID bit is silently cleared, must be what a native kernel
  * decides. Root only: it makes the files and the unprivileged children.
  *
- * Usage: gk_creds [-d DIR]   (works in a new directory below DIR)
+ * Usage: subsys_creds [-d DIR]   (works in a new directory below DIR)
  */
-#include "gk.h"
+#include "subsys.h"
 
 #include <grp.h>
 #include <limits.h>
@@ -323,7 +323,7 @@ out:
  */
 #define IDMAP_ID	1000	/* root's files show as 1000 through it */
 
-struct gk_mount_attr {
+struct subsys_mount_attr {
 	unsigned long long attr_set, attr_clr, propagation, userns_fd;
 };
 
@@ -333,8 +333,8 @@ struct gk_mount_attr {
 #ifndef SYS_mount_setattr
 #define SYS_mount_setattr	442
 #endif
-#define GK_OPEN_TREE_CLONE	1
-#define GK_MOUNT_ATTR_IDMAP	0x00100000
+#define F2_OPEN_TREE_CLONE	1
+#define F2_MOUNT_ATTR_IDMAP	0x00100000
 
 /* A user namespace mapping 0 to @id (uid and gid), as an fd; or -1. */
 static int userns_fd(unsigned int id)
@@ -401,7 +401,7 @@ static void c_idmapped(void)
 
 static void idmapped_mount_owner_judged_through_the_mount(void)
 {
-	struct gk_mount_attr attr = { .attr_set = GK_MOUNT_ATTR_IDMAP };
+	struct subsys_mount_attr attr = { .attr_set = F2_MOUNT_ATTR_IDMAP };
 	int ns;
 
 	if (fixture())
@@ -413,7 +413,7 @@ static void idmapped_mount_owner_judged_through_the_mount(void)
 	}
 	attr.userns_fd = ns;
 	idmapped_fd = syscall(SYS_open_tree, wfd, "",
-			      GK_OPEN_TREE_CLONE | O_CLOEXEC | AT_EMPTY_PATH);
+			      F2_OPEN_TREE_CLONE | O_CLOEXEC | AT_EMPTY_PATH);
 	if (idmapped_fd < 0) {
 		setup_error("open_tree", work, errno);
 		goto out_close_ns;
@@ -454,18 +454,18 @@ out_close_ns:
 	close(ns);
 }
 
-static const struct gk_case cases[] = {
-	GK_CASE(no_caps_other_users_file_eperm),
-	GK_CASE(cap_fowner_permitted_not_effective_eperm),
-	GK_CASE(every_cap_but_fowner_other_users_file_eperm),
-	GK_CASE(cap_fsetid_alone_other_users_file_eperm),
-	GK_CASE(cap_fowner_other_users_file_and_dir_changed_symlink_refused),
-	GK_CASE(cap_fowner_other_users_file_setgid_cleared_without_fsetid),
-	GK_CASE(cap_fowner_fsetid_other_users_file_setgid_kept),
-	GK_CASE(no_caps_own_file_foreign_group_setgid_cleared_setuid_kept),
-	GK_CASE(cap_fsetid_own_file_foreign_group_setgid_kept),
-	GK_CASE(userns_root_without_owner_mapping_eperm_own_file_changed),
-	GK_CASE(idmapped_mount_owner_judged_through_the_mount),
+static const struct subsys_case cases[] = {
+	CASE(no_caps_other_users_file_eperm),
+	CASE(cap_fowner_permitted_not_effective_eperm),
+	CASE(every_cap_but_fowner_other_users_file_eperm),
+	CASE(cap_fsetid_alone_other_users_file_eperm),
+	CASE(cap_fowner_other_users_file_and_dir_changed_symlink_refused),
+	CASE(cap_fowner_other_users_file_setgid_cleared_without_fsetid),
+	CASE(cap_fowner_fsetid_other_users_file_setgid_kept),
+	CASE(no_caps_own_file_foreign_group_setgid_cleared_setuid_kept),
+	CASE(cap_fsetid_own_file_foreign_group_setgid_kept),
+	CASE(userns_root_without_owner_mapping_eperm_own_file_changed),
+	CASE(idmapped_mount_owner_judged_through_the_mount),
 };
 
 int main(int argc, char **argv)
@@ -474,7 +474,7 @@ int main(int argc, char **argv)
 		"rootfile", "rootlink", "own", NULL
 	};
 	static const char * const dirs[] = { "rootdir", "owndir", NULL };
-	const char *parent = gk_dir_option(argc, argv);
+	const char *parent = subsys_dir_option(argc, argv);
 
 	t_plan(ARRAY_SIZE(cases));
 	umask(0);
@@ -482,8 +482,8 @@ int main(int argc, char **argv)
 		diag("must run as root");
 		return 1;
 	}
-	wfd = gk_workdir(parent, "creds", work, sizeof(work));
-	gk_run_cases(cases, ARRAY_SIZE(cases), NULL, wfd);
-	gk_remove_workdir(wfd, work, files, dirs);
+	wfd = subsys_workdir(parent, "creds", work, sizeof(work));
+	subsys_run_cases(cases, ARRAY_SIZE(cases), NULL, wfd);
+	subsys_remove_workdir(wfd, work, files, dirs);
 	return t_finish();
 }

@@ -1,17 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * gk_vfs - fchmodat2 where the path walk leaves the plain directory tree:
+ * subsys_vfs - fchmodat2 where the path walk leaves the plain directory tree:
  * /proc/PID/fd/N magic links (an O_PATH file, a symlink, a directory, a
  * deleted file; followed and with AT_SYMLINK_NOFOLLOW; another task's fd,
  * as root and as another user), and overlayfs (copy-up of a lower file,
  * an upper file, a lower symlink, a read-only overlay, IN_ATTRIB on the
  * merged path).
  *
- * Usage: gk_vfs -d DIR (on tmpfs; overlayfs is mounted below it, /proc
+ * Usage: subsys_vfs -d DIR (on tmpfs; overlayfs is mounted below it, /proc
  * must be mounted). Root only. The magic links are named relative to an
  * O_PATH descriptor of /proc ("PID/fd/N").
  */
-#include "gk.h"
+#include "subsys.h"
 
 #include <signal.h>
 #include <sys/mount.h>
@@ -311,7 +311,7 @@ static int ovl_mount(bool ro)
 		snprintf(opts, sizeof(opts),
 			 "lowerdir=%s/lower,upperdir=%s/upper,workdir=%s/ovlwork",
 			 work, work, work);
-	if (mount("gk-ovl", wpath("merged"), "overlay", ro ? MS_RDONLY : 0,
+	if (mount("subsys-ovl", wpath("merged"), "overlay", ro ? MS_RDONLY : 0,
 		  opts)) {
 		if (errno == ENODEV) {
 			t_skip("no overlayfs in this kernel (mount: ENODEV)");
@@ -417,14 +417,14 @@ static void overlay_inotify_attrib_on_merged_path(void)
 		t_skip("overlayfs not mounted (see the setup case)");
 		return;
 	}
-	if (gk_watch(work, "merged/lfile2", &in))
+	if (subsys_watch(work, "merged/lfile2", &in))
 		return;
 	EXPECT_ERR(sys_fchmodat2(wfd, "merged/llink", 0600, NOFOLLOW),
 		   EOPNOTSUPP);
-	n = gk_attrib_events(in, NULL);
+	n = subsys_attrib_events(in, NULL);
 	EXPECT_EQ(n, 0);
 	EXPECT_OK(sys_fchmodat2(wfd, "merged/lfile2", 0611, 0));
-	n = gk_attrib_events(in, NULL);
+	n = subsys_attrib_events(in, NULL);
 	EXPECT_EQ(n, 1);
 	EXPECT_MODE(wfd, "merged/lfile2", S_IFREG | 0611);
 	EXPECT_MODE(wfd, "lower/lfile2", S_IFREG | 0644);
@@ -448,20 +448,20 @@ static void overlay_read_only_erofs_modes_unchanged(void)
 	ovl_umount();
 }
 
-static const struct gk_case cases[] = {
-	GK_CASE(magic_link_opath_file_followed_changes_the_file),
-	GK_CASE(magic_link_nofollow_eopnotsupp_file_unchanged),
-	GK_CASE(magic_link_to_a_symlink_eopnotsupp_both_ways),
-	GK_CASE(magic_link_opath_directory_followed),
-	GK_CASE(magic_link_deleted_file_still_changed),
-	GK_CASE(other_task_fd_as_root_followed),
-	GK_CASE(other_task_fd_as_another_user),
-	GK_CASE(overlay_setup_lower_files),
-	GK_CASE(overlay_lower_file_copied_up_lower_untouched),
-	GK_CASE(overlay_upper_file_changed),
-	GK_CASE(overlay_lower_symlink_nofollow_refused_no_copy_up),
-	GK_CASE(overlay_inotify_attrib_on_merged_path),
-	GK_CASE(overlay_read_only_erofs_modes_unchanged),
+static const struct subsys_case cases[] = {
+	CASE(magic_link_opath_file_followed_changes_the_file),
+	CASE(magic_link_nofollow_eopnotsupp_file_unchanged),
+	CASE(magic_link_to_a_symlink_eopnotsupp_both_ways),
+	CASE(magic_link_opath_directory_followed),
+	CASE(magic_link_deleted_file_still_changed),
+	CASE(other_task_fd_as_root_followed),
+	CASE(other_task_fd_as_another_user),
+	CASE(overlay_setup_lower_files),
+	CASE(overlay_lower_file_copied_up_lower_untouched),
+	CASE(overlay_upper_file_changed),
+	CASE(overlay_lower_symlink_nofollow_refused_no_copy_up),
+	CASE(overlay_inotify_attrib_on_merged_path),
+	CASE(overlay_read_only_erofs_modes_unchanged),
 };
 
 int main(int argc, char **argv)
@@ -477,16 +477,16 @@ int main(int argc, char **argv)
 		NULL
 	};
 	signal(SIGPIPE, SIG_IGN);
-	wfd = gk_root_begin(argc, argv, ARRAY_SIZE(cases), "vfs", work,
-			    sizeof(work));
+	wfd = subsys_root_begin(argc, argv, ARRAY_SIZE(cases), "vfs", work,
+				sizeof(work));
 	procfd = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (procfd < 0) {
 		diag("open /proc: %s", errno_name(errno));
-		gk_run_cases(cases, ARRAY_SIZE(cases), NULL, -1);
+		subsys_run_cases(cases, ARRAY_SIZE(cases), NULL, -1);
 	} else {
-		gk_run_cases(cases, ARRAY_SIZE(cases), NULL, wfd);
+		subsys_run_cases(cases, ARRAY_SIZE(cases), NULL, wfd);
 	}
 	ovl_umount();
-	gk_remove_workdir(wfd, work, files, dirs);
+	subsys_remove_workdir(wfd, work, files, dirs);
 	return t_finish();
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * gk_fs - what fchmodat2 does on one mounted filesystem beyond what
+ * subsys_fs - what fchmodat2 does on one mounted filesystem beyond what
  * fchmodat2_test checks there (that one covers per-mount read-only bind
  * mounts, immutable/append-only files and IN_ATTRIB on success): a
  * read-only superblock, the order of EROFS and EPERM, immutable and
@@ -8,13 +8,13 @@
  * event for a refused call, and, across an unmount, that a refused symlink
  * mode change never reached the disk.
  *
- * Usage: gk_fs -m MOUNTPOINT [-D DEVICE -t FSTYPE]
+ * Usage: subsys_fs -m MOUNTPOINT [-D DEVICE -t FSTYPE]
  *   Works in a new directory below MOUNTPOINT; remounts MOUNTPOINT
  *   read-only and back (so nothing else may have a file open for writing
  *   there). With -D and -t, also unmounts it and mounts DEVICE again.
  *   Root only.
  */
-#include "gk.h"
+#include "subsys.h"
 
 #include <grp.h>
 #include <limits.h>
@@ -211,10 +211,10 @@ static void inotify_directory_watch_attrib_with_name_on_success(void)
 {
 	int in;
 
-	if (make_dir_with_file("wdir", 0644) || gk_watch(work, "wdir", &in))
+	if (make_dir_with_file("wdir", 0644) || subsys_watch(work, "wdir", &in))
 		return;
 	EXPECT_OK(sys_fchmodat2(wfd, "wdir/file", 0600, 0));
-	EXPECT_EQ(gk_attrib_events(in, "file"), 1);
+	EXPECT_EQ(subsys_attrib_events(in, "file"), 1);
 	EXPECT_MODE(wfd, "wdir/file", S_IFREG | 0600);
 	close(in);
 }
@@ -223,13 +223,13 @@ static void inotify_no_event_on_erofs(void)
 {
 	int in;
 
-	if (make_file(wfd, "rofile", 0644) || gk_watch(work, "rofile", &in))
+	if (make_file(wfd, "rofile", 0644) || subsys_watch(work, "rofile", &in))
 		return;
 	if (!mount_again(MS_RDONLY)) {
 		EXPECT_ERR(sys_fchmodat2(wfd, "rofile", 0600, 0), EROFS);
 		mount_again(0);
 	}
-	EXPECT_EQ(gk_attrib_events(in, NULL), 0);
+	EXPECT_EQ(subsys_attrib_events(in, NULL), 0);
 	EXPECT_MODE(wfd, "rofile", S_IFREG | 0644);
 	close(in);
 }
@@ -242,10 +242,10 @@ static void inotify_no_event_on_immutable_eperm(void)
 	    flag_or_skip("ifile3", FS_IMMUTABLE_FL))
 		return;
 	/* setting the flag is itself an IN_ATTRIB: watch from here on */
-	if (gk_watch(work, "ifile3", &in))
+	if (subsys_watch(work, "ifile3", &in))
 		return;
 	EXPECT_ERR(sys_fchmodat2(wfd, "ifile3", 0600, 0), EPERM);
-	EXPECT_EQ(gk_attrib_events(in, NULL), 0);
+	EXPECT_EQ(subsys_attrib_events(in, NULL), 0);
 	clear_flags("ifile3");
 	EXPECT_MODE(wfd, "ifile3", S_IFREG | 0644);
 	close(in);
@@ -256,7 +256,8 @@ static void inotify_no_event_on_unprivileged_eperm(void)
 	pid_t pid;
 	int in;
 
-	if (make_file(wfd, "rootfile", 0644) || gk_watch(work, "rootfile", &in))
+	if (make_file(wfd, "rootfile", 0644) ||
+	    subsys_watch(work, "rootfile", &in))
 		return;
 	pid = t_fork();
 	if (pid == 0) {
@@ -267,7 +268,7 @@ static void inotify_no_event_on_unprivileged_eperm(void)
 		t_child_exit();
 	}
 	t_expect_child(pid);
-	EXPECT_EQ(gk_attrib_events(in, NULL), 0);
+	EXPECT_EQ(subsys_attrib_events(in, NULL), 0);
 	EXPECT_MODE(wfd, "rootfile", S_IFREG | 0644);
 	close(in);
 }
@@ -314,18 +315,18 @@ static void symlink_nofollow_refused_mode_unchanged_on_disk(void)
 	EXPECT_MODE(wfd, "dfile", S_IFREG | 0640);
 }
 
-static const struct gk_case cases[] = {
-	GK_CASE(sb_readonly_erofs_before_eopnotsupp_modes_unchanged),
-	GK_CASE(sb_readonly_immutable_file_erofs_before_eperm),
-	GK_CASE(immutable_directory_eperm_entries_still_changeable),
-	GK_CASE(append_only_directory_eperm_entries_still_changeable),
-	GK_CASE(symlink_to_immutable_file_nofollow_eopnotsupp_followed_eperm),
-	GK_CASE(inotify_directory_watch_attrib_with_name_on_success),
-	GK_CASE(inotify_no_event_on_erofs),
-	GK_CASE(inotify_no_event_on_immutable_eperm),
-	GK_CASE(inotify_no_event_on_unprivileged_eperm),
+static const struct subsys_case cases[] = {
+	CASE(sb_readonly_erofs_before_eopnotsupp_modes_unchanged),
+	CASE(sb_readonly_immutable_file_erofs_before_eperm),
+	CASE(immutable_directory_eperm_entries_still_changeable),
+	CASE(append_only_directory_eperm_entries_still_changeable),
+	CASE(symlink_to_immutable_file_nofollow_eopnotsupp_followed_eperm),
+	CASE(inotify_directory_watch_attrib_with_name_on_success),
+	CASE(inotify_no_event_on_erofs),
+	CASE(inotify_no_event_on_immutable_eperm),
+	CASE(inotify_no_event_on_unprivileged_eperm),
 	/* last: it unmounts */
-	GK_CASE(symlink_nofollow_refused_mode_unchanged_on_disk),
+	CASE(symlink_nofollow_refused_mode_unchanged_on_disk),
 };
 
 int main(int argc, char **argv)
@@ -368,8 +369,8 @@ int main(int argc, char **argv)
 	}
 	if (sys_fchmodat2(AT_FDCWD, "/", 0, ~0u) != -1 || errno != EINVAL)
 		diag("fchmodat2 is not available (%s)", errno_name(errno));
-	wfd = gk_workdir(mnt, "fs", work, sizeof(work));
-	gk_run_cases(cases, ARRAY_SIZE(cases), NULL, wfd);
-	gk_remove_workdir(wfd, work, files, dirs);
+	wfd = subsys_workdir(mnt, "fs", work, sizeof(work));
+	subsys_run_cases(cases, ARRAY_SIZE(cases), NULL, wfd);
+	subsys_remove_workdir(wfd, work, files, dirs);
 	return t_finish();
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * gk_audit - the audit records of fchmodat2: with an exit rule on system
+ * subsys_audit - the audit records of fchmodat2: with an exit rule on system
  * call 452 for this program's architecture (what "auditctl -a
  * always,exit -F arch=b64 -S 452", or arch=b32, adds), the SYSCALL and
  * PATH records of a successful call, a refused symlink (EOPNOTSUPP) and
@@ -26,13 +26,13 @@
  * forked after audit is enabled are audited), and takes the rule and the
  * registration away again. VM only: audit is machine-wide.
  *
- * "gk_audit -d DIR nomod" checks a kernel where 452 is ENOSYS (5.10 and
+ * "subsys_audit -d DIR nomod" checks a kernel where 452 is ENOSYS (5.10 and
  * 6.1 before the module is loaded, and after it is unloaded): 452 must
  * not be in the change attributes class there, so a "perm=a" rule logs
  * fchmodat and not the failed 452 (the module takes 452 out of the class
  * again when it goes).
  *
- * "gk_audit -d DIR x32" (x86_64, booted with syscall.x32=y) makes every
+ * "subsys_audit -d DIR x32" (x86_64, booted with syscall.x32=y) makes every
  * call with x32's numbers (452 and fchmodat with __X32_SYSCALL_BIT, as an
  * x32 program does, arch x86_64): audit's rule masks and class tables
  * hold only numbers below 2048, so no rule matches them, on 6.12 and
@@ -40,9 +40,9 @@
  * are served and no case logs them. Each case ends with 64-bit calls as
  * controls, which the same rule must log (the rule is live).
  *
- * Usage: gk_audit -d DIR [nomod|x32]. Root only.
+ * Usage: subsys_audit -d DIR [nomod|x32]. Root only.
  */
-#include "gk.h"
+#include "subsys.h"
 
 #include <time.h>
 #include <linux/audit.h>
@@ -60,7 +60,7 @@
 #elif defined(__arm__)
 #define ARCH_ID		AUDIT_ARCH_ARM
 #else
-#error "gk_audit: unknown architecture"
+#error "subsys_audit: unknown architecture"
 #endif
 
 static int wfd = -1, nl = -1;
@@ -639,21 +639,21 @@ int main(int argc, char **argv)
 		"afile", "alink", "rfile", "wfile", "ofile", "wdir/dfile", NULL
 	};
 	static const char * const dirs[] = { "wdir", NULL };
-	static const struct gk_case cases[] = {
-		GK_CASE(records_match_mainline),
-		GK_CASE(watch_file_perm_a_logs_fchmodat2),
-		GK_CASE(watch_file_perm_wa_logs_fchmodat2),
-		GK_CASE(watch_file_perm_w_logs_neither),
-		GK_CASE(watch_dir_perm_a_logs_fchmodat2),
-		GK_CASE(rule_perm_a_logs_fchmodat2),
+	static const struct subsys_case cases[] = {
+		CASE(records_match_mainline),
+		CASE(watch_file_perm_a_logs_fchmodat2),
+		CASE(watch_file_perm_wa_logs_fchmodat2),
+		CASE(watch_file_perm_w_logs_neither),
+		CASE(watch_dir_perm_a_logs_fchmodat2),
+		CASE(rule_perm_a_logs_fchmodat2),
 	};
 
-	static const struct gk_case nomod_cases[] = {
-		GK_CASE(nomod_452_not_in_change_attributes_class),
+	static const struct subsys_case nomod_cases[] = {
+		CASE(nomod_452_not_in_change_attributes_class),
 	};
 	int nomod = 0, i;
 
-	/* "nomod" or "x32", after the options gk_root_begin() reads */
+	/* "nomod" or "x32", after the options subsys_root_begin() reads */
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "nomod"))
 			nomod = 1;
@@ -667,16 +667,17 @@ int main(int argc, char **argv)
 #endif
 		}
 	}
-	wfd = gk_root_begin(argc, argv, nomod ? ARRAY_SIZE(nomod_cases) :
-			    ARRAY_SIZE(cases), "audit", work, sizeof(work));
+	wfd = subsys_root_begin(argc, argv, nomod ? ARRAY_SIZE(nomod_cases) :
+				ARRAY_SIZE(cases), "audit", work, sizeof(work));
 	if (nomod)
-		gk_run_cases(nomod_cases, ARRAY_SIZE(nomod_cases), NULL, wfd);
+		subsys_run_cases(nomod_cases, ARRAY_SIZE(nomod_cases), NULL,
+				 wfd);
 	else
-		gk_run_cases(cases, ARRAY_SIZE(cases), NULL, wfd);
+		subsys_run_cases(cases, ARRAY_SIZE(cases), NULL, wfd);
 	if (nl >= 0) {
 		audit_set(0, 0);
 		close(nl);
 	}
-	gk_remove_workdir(wfd, work, files, dirs);
+	subsys_remove_workdir(wfd, work, files, dirs);
 	return t_finish();
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * gk_ptrace - a tracer sees fchmodat2 (452) as it sees any system call the
+ * subsys_ptrace - a tracer sees fchmodat2 (452) as it sees any system call the
  * kernel implements, and is obeyed: the entry stop shows number 452 and
  * its arguments, the exit stop the real result; a tracer that changes the
  * number (452 -> getpid, getpid -> 452), the arguments (the first one
@@ -14,9 +14,9 @@
  * Each case forks a child that stops itself; the parent traces it with
  * PTRACE_SYSCALL and tells entry from exit with PTRACE_GET_SYSCALL_INFO.
  *
- * Usage: gk_ptrace [-d DIR]   (works in a new directory below DIR)
+ * Usage: subsys_ptrace [-d DIR]   (works in a new directory below DIR)
  */
-#include "gk.h"
+#include "subsys.h"
 
 #include <limits.h>
 #include <signal.h>
@@ -43,8 +43,8 @@
  * arm the result and the first argument are one register, r0/x0.
  */
 #if defined(__x86_64__)
-#define GK_ARCH		AUDIT_ARCH_X86_64
-#define gk_regs struct user_regs_struct
+#define SELF_ARCH		AUDIT_ARCH_X86_64
+#define subsys_regs struct user_regs_struct
 #define R_NR(r)		((r)->orig_rax)
 #define R_RET(r)	((r)->rax)
 #define R_PASSED(r)	((r)->rax)
@@ -53,8 +53,8 @@
 #define R_A2(r)		((r)->rdx)
 #define R_A3(r)		((r)->r10)
 #elif defined(__i386__)
-#define GK_ARCH		AUDIT_ARCH_I386
-#define gk_regs struct user_regs_struct
+#define SELF_ARCH		AUDIT_ARCH_I386
+#define subsys_regs struct user_regs_struct
 #define R_NR(r)		((r)->orig_eax)
 #define R_RET(r)	((r)->eax)
 #define R_PASSED(r)	((r)->eax)
@@ -63,8 +63,8 @@
 #define R_A2(r)		((r)->edx)
 #define R_A3(r)		((r)->esi)
 #elif defined(__aarch64__)
-#define GK_ARCH		AUDIT_ARCH_AARCH64
-#define gk_regs struct user_regs_struct	/* glibc's user_pt_regs */
+#define SELF_ARCH		AUDIT_ARCH_AARCH64
+#define subsys_regs struct user_regs_struct	/* glibc's user_pt_regs */
 #define R_RET(r)	((r)->regs[0])
 #define R_PASSED(r)	((r)->regs[8])
 #define R_A0(r)		((r)->regs[0])
@@ -72,11 +72,11 @@
 #define R_A2(r)		((r)->regs[2])
 #define R_A3(r)		((r)->regs[3])
 #elif defined(__arm__)
-#define GK_ARCH		AUDIT_ARCH_ARM
+#define SELF_ARCH		AUDIT_ARCH_ARM
 #ifndef PTRACE_SET_SYSCALL
 #define PTRACE_SET_SYSCALL	23
 #endif
-#define gk_regs struct user_regs
+#define subsys_regs struct user_regs
 #define R_RET(r)	((r)->uregs[0])
 #define R_PASSED(r)	((r)->uregs[7])
 #define R_A0(r)		((r)->uregs[0])
@@ -84,7 +84,7 @@
 #define R_A2(r)		((r)->uregs[2])
 #define R_A3(r)		((r)->uregs[3])
 #else
-#error "gk_ptrace knows x86_64, i386, AArch64 and AArch32"
+#error "subsys_ptrace knows x86_64, i386, AArch64 and AArch32"
 #endif
 
 /* the number at an AArch32 exit stop: PTRACE_GET_SYSCALL_INFO has none */
@@ -106,13 +106,13 @@ struct stop {
 	long nr, ret, arg[4], passed;
 	bool regs_changed;
 	long nr_read;		/* as read */
-	gk_regs raw;		/* as read */
+	subsys_regs raw;		/* as read */
 };
 
 /* Read a stop's registers into @s (s->info already read). */
 static int read_stop(struct stop *s)
 {
-	gk_regs *r = &s->raw;
+	subsys_regs *r = &s->raw;
 #if defined(__aarch64__)
 	struct iovec iov = { r, sizeof(*r) };
 	int n;
@@ -155,7 +155,7 @@ static int read_stop(struct stop *s)
  */
 static int write_stop(struct stop *s)
 {
-	gk_regs r = s->raw;
+	subsys_regs r = s->raw;
 
 	R_A0(&r) = s->arg[0];
 	R_A1(&r) = s->arg[1];
@@ -324,7 +324,7 @@ static void h_record(struct stop *s)
 		 * source; on AArch32 it is PTRACE_GET_SYSCALL_INFO's too)
 		 */
 		if ((unsigned long)s->nr != __NR_fchmodat2 ||
-		    s->info.arch != GK_ARCH) {
+		    s->info.arch != SELF_ARCH) {
 			t_fail("entry: number %ld, arch 0x%x",
 			       s->nr, s->info.arch);
 		}
@@ -611,27 +611,27 @@ static void seccomp_trace_stop_names_452_then_call_proceeds(void)
 	EXPECT_MODE(wfd, "file", S_IFREG | 0600);
 }
 
-static const struct gk_case cases[] = {
-	GK_CASE(entry_stop_shows_452_and_args_exit_stop_the_result),
-	GK_CASE(tracer_changes_452_to_getpid_at_entry_obeyed),
-	GK_CASE(tracer_changes_getpid_to_452_at_entry_obeyed),
-	GK_CASE(tracer_writes_the_register_the_number_came_in_call_stays_452),
-	GK_CASE(tracer_changes_arguments_at_entry_obeyed),
-	GK_CASE(tracer_changes_the_first_argument_at_entry_obeyed),
-	GK_CASE(tracer_skips_452_at_entry_and_sets_its_result),
-	GK_CASE(tracer_rewrites_result_at_exit_call_still_done),
-	GK_CASE(seccomp_trace_stop_names_452_then_call_proceeds),
+static const struct subsys_case cases[] = {
+	CASE(entry_stop_shows_452_and_args_exit_stop_the_result),
+	CASE(tracer_changes_452_to_getpid_at_entry_obeyed),
+	CASE(tracer_changes_getpid_to_452_at_entry_obeyed),
+	CASE(tracer_writes_the_register_the_number_came_in_call_stays_452),
+	CASE(tracer_changes_arguments_at_entry_obeyed),
+	CASE(tracer_changes_the_first_argument_at_entry_obeyed),
+	CASE(tracer_skips_452_at_entry_and_sets_its_result),
+	CASE(tracer_rewrites_result_at_exit_call_still_done),
+	CASE(seccomp_trace_stop_names_452_then_call_proceeds),
 };
 
 int main(int argc, char **argv)
 {
 	static const char * const files[] = { "file", "link", NULL };
-	const char *parent = gk_dir_option(argc, argv);
+	const char *parent = subsys_dir_option(argc, argv);
 
 	t_plan(ARRAY_SIZE(cases));
 	umask(0);
-	wfd = gk_workdir(parent, "ptrace", work, sizeof(work));
-	gk_run_cases(cases, ARRAY_SIZE(cases), NULL, wfd);
-	gk_remove_workdir(wfd, work, files, NULL);
+	wfd = subsys_workdir(parent, "ptrace", work, sizeof(work));
+	subsys_run_cases(cases, ARRAY_SIZE(cases), NULL, wfd);
+	subsys_remove_workdir(wfd, work, files, NULL);
 	return t_finish();
 }

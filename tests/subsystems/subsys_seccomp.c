@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * gk_seccomp - seccomp filters apply to fchmodat2 (452) exactly as to any
+ * subsys_seccomp - seccomp filters apply to fchmodat2 (452) exactly as to any
  * system call the kernel itself implements: ERRNO, KILL_PROCESS,
  * KILL_THREAD, strict mode, TRAP, TRACE without a tracer, LOG, USER_NOTIF
  * (answered, and continued), and an allow-list that lets 452 through. Each filter is installed in a child
  * (filters cannot be removed); the parent checks the file's mode.
  *
- * Usage: gk_seccomp [-d DIR] [-c CASE]
+ * Usage: subsys_seccomp [-d DIR] [-c CASE]
  *   works in a new directory below DIR; -c runs only the case named CASE
  *   (to count what one case leaves behind, e.g. before an rmmod)
  */
-#include "gk.h"
+#include "subsys.h"
 
 #include <limits.h>
 #include <pthread.h>
@@ -25,15 +25,15 @@
 #include <linux/seccomp.h>
 
 #if defined(__x86_64__) && !defined(__ILP32__)
-#define GK_ARCH		AUDIT_ARCH_X86_64
+#define SELF_ARCH		AUDIT_ARCH_X86_64
 #elif defined(__i386__)
-#define GK_ARCH		AUDIT_ARCH_I386
+#define SELF_ARCH		AUDIT_ARCH_I386
 #elif defined(__aarch64__)
-#define GK_ARCH		AUDIT_ARCH_AARCH64
+#define SELF_ARCH		AUDIT_ARCH_AARCH64
 #elif defined(__arm__)
-#define GK_ARCH		AUDIT_ARCH_ARM
+#define SELF_ARCH		AUDIT_ARCH_ARM
 #else
-#error "gk_seccomp knows x86_64, i386, AArch64 and AArch32"
+#error "subsys_seccomp knows x86_64, i386, AArch64 and AArch32"
 #endif
 
 #define NR_I386_FCHMODAT2	452
@@ -84,7 +84,7 @@ static int install_allow_list(void)
 	struct sock_filter insns[] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 			 offsetof(struct seccomp_data, arch)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, GK_ARCH, 1, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SELF_ARCH, 1, 0),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 			 offsetof(struct seccomp_data, nr)),
@@ -146,7 +146,8 @@ static void no_filter_call_succeeds_mode_changed(void)
 
 static void c_errno_eperm(void)
 {
-	if (install(GK_ARCH, __NR_fchmodat2, SECCOMP_RET_ERRNO | EPERM, 0, 0)) {
+	if (install(SELF_ARCH, __NR_fchmodat2, SECCOMP_RET_ERRNO | EPERM, 0,
+		    0)) {
 		setup_error("seccomp", "ERRNO(EPERM)", errno);
 		return;
 	}
@@ -170,7 +171,7 @@ static void errno_eperm_filter_refuses_452_before_its_own_checks(void)
 
 static void c_errno_enosys(void)
 {
-	if (install(GK_ARCH, __NR_fchmodat2, SECCOMP_RET_ERRNO | ENOSYS, 0,
+	if (install(SELF_ARCH, __NR_fchmodat2, SECCOMP_RET_ERRNO | ENOSYS, 0,
 		    0)) {
 		setup_error("seccomp", "ERRNO(ENOSYS)", errno);
 		return;
@@ -182,17 +183,18 @@ static void errno_enosys_filter_hides_452_no_event_mode_unchanged(void)
 {
 	int in;
 
-	if (fixture() || gk_watch(work, "file", &in))
+	if (fixture() || subsys_watch(work, "file", &in))
 		return;
 	run_child(c_errno_enosys);
-	EXPECT_EQ(gk_attrib_events(in, NULL), 0);
+	EXPECT_EQ(subsys_attrib_events(in, NULL), 0);
 	EXPECT_MODE(wfd, "file", S_IFREG | 0644);
 	close(in);
 }
 
 static void c_kill(void)
 {
-	if (install(GK_ARCH, __NR_fchmodat2, SECCOMP_RET_KILL_PROCESS, 0, 0)) {
+	if (install(SELF_ARCH, __NR_fchmodat2, SECCOMP_RET_KILL_PROCESS, 0,
+		    0)) {
 		setup_error("seccomp", "KILL_PROCESS", errno);
 		return;
 	}
@@ -255,7 +257,7 @@ static void c_kill_thread(void)
 {
 	pthread_t t;
 
-	if (install(GK_ARCH, __NR_fchmodat2, SECCOMP_RET_KILL_THREAD, 0, 0)) {
+	if (install(SELF_ARCH, __NR_fchmodat2, SECCOMP_RET_KILL_THREAD, 0, 0)) {
 		setup_error("seccomp", "KILL_THREAD", errno);
 		return;
 	}
@@ -295,7 +297,7 @@ static void c_trap(void)
 	long ret;
 
 	if (sigaction(SIGSYS, &sa, NULL) ||
-	    install(GK_ARCH, __NR_fchmodat2, SECCOMP_RET_TRAP | 42, 0, 0)) {
+	    install(SELF_ARCH, __NR_fchmodat2, SECCOMP_RET_TRAP | 42, 0, 0)) {
 		setup_error("seccomp", "TRAP", errno);
 		return;
 	}
@@ -303,7 +305,7 @@ static void c_trap(void)
 	EXPECT_EQ(TRAP_GET(trap_signo), SIGSYS);
 	EXPECT_EQ(TRAP_GET(trap_code), 1);	/* SYS_SECCOMP */
 	EXPECT_EQ(TRAP_GET(trap_nr), __NR_fchmodat2);
-	EXPECT_EQ(TRAP_GET(trap_arch), GK_ARCH);
+	EXPECT_EQ(TRAP_GET(trap_arch), SELF_ARCH);
 	EXPECT_EQ(TRAP_GET(trap_errno), 42);
 	/*
 	 * the call was skipped, its registers rolled back (syscall_rollback):
@@ -326,8 +328,8 @@ static void trap_filter_sends_sigsys_naming_452_mode_unchanged(void)
 
 static void c_trace(void)
 {
-	if (!t_setup(!install(GK_ARCH, __NR_fchmodat2, SECCOMP_RET_TRACE, 0, 0),
-		     "seccomp", "TRACE"))
+	if (!t_setup(!install(SELF_ARCH, __NR_fchmodat2, SECCOMP_RET_TRACE, 0,
+			      0), "seccomp", "TRACE"))
 		return;
 	EXPECT_ERR(sys_fchmodat2(wfd, "file", 0600, 0), ENOSYS);
 }
@@ -342,7 +344,7 @@ static void trace_filter_without_tracer_enosys_mode_unchanged(void)
 
 static void c_log(void)
 {
-	if (!t_setup(!install(GK_ARCH, __NR_fchmodat2, SECCOMP_RET_LOG, 0, 0),
+	if (!t_setup(!install(SELF_ARCH, __NR_fchmodat2, SECCOMP_RET_LOG, 0, 0),
 		     "seccomp", "LOG"))
 		return;
 	EXPECT_OK(sys_fchmodat2(wfd, "file", 0600, 0));
@@ -387,7 +389,7 @@ static void allow_list_filter_with_452_lets_it_through_mode_changed(void)
 
 static void c_other_filtered(void)
 {
-	if (install(GK_ARCH, SYS_fchmodat, SECCOMP_RET_ERRNO | EPERM, 0, 0)) {
+	if (install(SELF_ARCH, SYS_fchmodat, SECCOMP_RET_ERRNO | EPERM, 0, 0)) {
 		setup_error("seccomp", "ERRNO(EPERM) for fchmodat", errno);
 		return;
 	}
@@ -429,7 +431,7 @@ static void user_notif(bool cont)
 		long ret;
 
 		close(sv[0]);
-		fd = install(GK_ARCH, __NR_fchmodat2, SECCOMP_RET_USER_NOTIF,
+		fd = install(SELF_ARCH, __NR_fchmodat2, SECCOMP_RET_USER_NOTIF,
 			     0, SECCOMP_FILTER_FLAG_NEW_LISTENER);
 		if (fd < 0)
 			_exit(3);
@@ -499,7 +501,7 @@ static void user_notif(bool cont)
 		kill(pid, SIGKILL);
 	} else {
 		EXPECT_EQ(req.data.nr, __NR_fchmodat2);
-		EXPECT_EQ(req.data.arch, GK_ARCH);
+		EXPECT_EQ(req.data.arch, SELF_ARCH);
 		EXPECT_EQ((int)req.data.args[0], wfd);
 		EXPECT_EQ(req.data.args[2], 0600);
 		EXPECT_EQ(req.data.args[3], 0);
@@ -624,23 +626,23 @@ static void int80_from_64bit_process_filtered_as_i386(void)
 }
 #endif
 
-static const struct gk_case cases[] = {
-	GK_CASE(no_filter_call_succeeds_mode_changed),
-	GK_CASE(errno_eperm_filter_refuses_452_before_its_own_checks),
-	GK_CASE(errno_enosys_filter_hides_452_no_event_mode_unchanged),
-	GK_CASE(kill_process_filter_kills_with_sigsys_mode_unchanged),
-	GK_CASE(kill_thread_filter_kills_only_the_calling_thread),
-	GK_CASE(strict_mode_kills_a_452_caller_with_sigkill_mode_unchanged),
-	GK_CASE(trap_filter_sends_sigsys_naming_452_mode_unchanged),
-	GK_CASE(trace_filter_without_tracer_enosys_mode_unchanged),
-	GK_CASE(log_filter_lets_452_through_mode_changed),
-	GK_CASE(allow_list_filter_with_452_lets_it_through_mode_changed),
-	GK_CASE(filter_on_fchmodat_leaves_452_alone),
-	GK_CASE(user_notif_sees_452_and_its_answer_eperm_is_returned),
-	GK_CASE(user_notif_continue_lets_452_run_mode_changed),
+static const struct subsys_case cases[] = {
+	CASE(no_filter_call_succeeds_mode_changed),
+	CASE(errno_eperm_filter_refuses_452_before_its_own_checks),
+	CASE(errno_enosys_filter_hides_452_no_event_mode_unchanged),
+	CASE(kill_process_filter_kills_with_sigsys_mode_unchanged),
+	CASE(kill_thread_filter_kills_only_the_calling_thread),
+	CASE(strict_mode_kills_a_452_caller_with_sigkill_mode_unchanged),
+	CASE(trap_filter_sends_sigsys_naming_452_mode_unchanged),
+	CASE(trace_filter_without_tracer_enosys_mode_unchanged),
+	CASE(log_filter_lets_452_through_mode_changed),
+	CASE(allow_list_filter_with_452_lets_it_through_mode_changed),
+	CASE(filter_on_fchmodat_leaves_452_alone),
+	CASE(user_notif_sees_452_and_its_answer_eperm_is_returned),
+	CASE(user_notif_continue_lets_452_run_mode_changed),
 #ifdef __x86_64__
-	GK_CASE(int80_from_64bit_process_mode_changed),
-	GK_CASE(int80_from_64bit_process_filtered_as_i386),
+	CASE(int80_from_64bit_process_mode_changed),
+	CASE(int80_from_64bit_process_filtered_as_i386),
 #endif
 };
 
@@ -671,8 +673,8 @@ int main(int argc, char **argv)
 	}
 	t_plan(only ? 1 : n);
 	umask(0);
-	wfd = gk_workdir(parent, "seccomp", work, sizeof(work));
-	gk_run_cases(cases, n, only, wfd);
-	gk_remove_workdir(wfd, work, files, NULL);
+	wfd = subsys_workdir(parent, "seccomp", work, sizeof(work));
+	subsys_run_cases(cases, n, only, wfd);
+	subsys_remove_workdir(wfd, work, files, NULL);
 	return t_finish();
 }

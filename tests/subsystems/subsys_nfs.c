@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * gk_nfs - fchmodat2 over NFSv4.2, client and server on one machine: the
+ * subsys_nfs - fchmodat2 over NFSv4.2, client and server on one machine: the
  * kernel's nfsd exports a directory (set up through /proc/fs/nfsd and
  * the export caches, as rpc.nfsd and rpc.mountd would: ../nfs_loopback.h),
  * and the kernel's NFS client mounts it back over the loopback interface.
@@ -16,11 +16,11 @@
  *     looked up again (LOOKUP_REVAL) and the new file changes (the nfs4
  *     trace events show both SETATTRs).
  *
- * Usage: gk_nfs -d DIR (on tmpfs; exported as the NFSv4 root, and the
- * client mounts it on DIR/../gk-nfs-mnt). Needs the nfsd and nfsv4
+ * Usage: subsys_nfs -d DIR (on tmpfs; exported as the NFSv4 root, and the
+ * client mounts it on DIR/../subsys-nfs-mnt). Needs the nfsd and nfsv4
  * modules loaded, /proc mounted. VM only: nfsd is machine-wide.
  */
-#include "gk.h"
+#include "subsys.h"
 
 #include "../nfs_loopback.h"
 
@@ -166,8 +166,8 @@ static void server_chmod_breaks_a_read_delegation_and_retries(void)
 		goto out;
 	EXPECT_OK(sys_fchmodat2(wfd, "dfile", 0600, 0));
 	EXPECT_MODE(wfd, "dfile", S_IFREG | 0600);
-	EXPECT_EQ(trace_count("break_lease_noblock", "gk_nfs"), 1);
-	EXPECT_EQ(trace_count("break_lease_block", "gk_nfs") > 0, 1);
+	EXPECT_EQ(trace_count("break_lease_noblock", "subsys_nfs"), 1);
+	EXPECT_EQ(trace_count("break_lease_block", "subsys_nfs") > 0, 1);
 	EXPECT_EQ(nfs_delegated(st.st_ino, false), 0);
 	trace_events(events, false);
 out:
@@ -204,12 +204,12 @@ static void client_estale_after_replace_retried_with_a_new_lookup(void)
 	trace_events(events, false);
 }
 
-static const struct gk_case cases[] = {
-	GK_CASE(server_and_client_set_up),
-	GK_CASE(client_regular_file_changed_on_the_server),
-	GK_CASE(client_symlink_nofollow_eopnotsupp_followed_changes_target),
-	GK_CASE(server_chmod_breaks_a_read_delegation_and_retries),
-	GK_CASE(client_estale_after_replace_retried_with_a_new_lookup),
+static const struct subsys_case cases[] = {
+	CASE(server_and_client_set_up),
+	CASE(client_regular_file_changed_on_the_server),
+	CASE(client_symlink_nofollow_eopnotsupp_followed_changes_target),
+	CASE(server_chmod_breaks_a_read_delegation_and_retries),
+	CASE(client_estale_after_replace_retried_with_a_new_lookup),
 };
 
 int main(int argc, char **argv)
@@ -217,26 +217,26 @@ int main(int argc, char **argv)
 	static const char * const files[] = {
 		"cfile", "cfile2", "clink", "dfile", "efile", NULL
 	};
-	const char *dir = gk_dir_option(argc, argv);
+	const char *dir = subsys_dir_option(argc, argv);
 
 	t_plan(ARRAY_SIZE(cases));
 	umask(0);
 	if (geteuid() != 0 || !dir) {
-		diag("usage: gk_nfs -d DIR, as root");
+		diag("usage: subsys_nfs -d DIR, as root");
 		return 1;
 	}
-	snprintf(mnt, sizeof(mnt), "%s/../gk-nfs-mnt", dir);
+	snprintf(mnt, sizeof(mnt), "%s/../subsys-nfs-mnt", dir);
 	if (mkdir(mnt, 0755) && errno != EEXIST)
 		diag("mkdir %s: %s", mnt, errno_name(errno));
-	wfd = gk_workdir(dir, "nfs", work, sizeof(work));
-	gk_run_cases(cases, ARRAY_SIZE(cases), NULL, wfd);
+	wfd = subsys_workdir(dir, "nfs", work, sizeof(work));
+	subsys_run_cases(cases, ARRAY_SIZE(cases), NULL, wfd);
 	if (mfd >= 0)
 		close(mfd);
 	if (mounted && umount(mnt))
 		diag("umount %s: %s", mnt, errno_name(errno));
 	if (served)
 		nfs_stop();
-	gk_remove_workdir(wfd, work, files, NULL);
+	subsys_remove_workdir(wfd, work, files, NULL);
 	rmdir(mnt);
 	return t_finish();
 }

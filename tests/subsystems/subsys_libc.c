@@ -1,17 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * gk_libc - what a real client sees: glibc's fchmodat(..., AT_SYMLINK_NOFOLLOW)
- * and lchmod(), with /proc not mounted. glibc 2.39+ sends them to
- * fchmodat2 (452) and falls back to its /proc emulation only on ENOSYS;
- * without /proc that emulation cannot work (EOPNOTSUPP for every file).
+ * subsys_libc - what a real client sees: glibc's fchmodat(...,
+ * AT_SYMLINK_NOFOLLOW) and lchmod(), with /proc not mounted. glibc 2.39+
+ * sends them to fchmodat2 (452) and falls back to its /proc emulation
+ * only on ENOSYS; without /proc that emulation cannot work (EOPNOTSUPP for
+ * every file).
  *
  * Dynamically linked, on purpose: run it with another glibc's loader,
- *   LD --library-path LIBDIR gk_libc -d DIR
+ *   LD --library-path LIBDIR subsys_libc -d DIR
  * It unmounts /proc in a private mount namespace of its own first (root).
  * The cases check 452's answer when the kernel has 452, and glibc's
  * documented fallback when it has not (ENOSYS); the names say which.
  */
-#include "gk.h"
+#include "subsys.h"
 
 #include <limits.h>
 #include <sched.h>
@@ -165,32 +166,32 @@ static void fchmodat_at_empty_path_opath_fd(void)
 	close(fd);
 }
 
-static const struct gk_case cases[] = {
-	GK_CASE(glibc_is_2_39_or_later),
-	GK_CASE(proc_is_not_mounted),
-	GK_CASE(fchmodat_with_flags_and_lchmod_go_to_452),
-	GK_CASE(fchmodat_nofollow),
-	GK_CASE(lchmod_file_and_symlink),
-	GK_CASE(fchmodat_at_empty_path_opath_fd),
+static const struct subsys_case cases[] = {
+	CASE(glibc_is_2_39_or_later),
+	CASE(proc_is_not_mounted),
+	CASE(fchmodat_with_flags_and_lchmod_go_to_452),
+	CASE(fchmodat_nofollow),
+	CASE(lchmod_file_and_symlink),
+	CASE(fchmodat_at_empty_path_opath_fd),
 };
 
 int main(int argc, char **argv)
 {
 	static const char * const files[] = { "file", "link", NULL };
 	static const char * const dirs[] = { "dir", NULL };
-	const char *parent = gk_dir_option(argc, argv);
+	const char *parent = subsys_dir_option(argc, argv);
 
 	t_plan(ARRAY_SIZE(cases));
 	umask(0);
 	have_452 = !(syscall(__NR_fchmodat2, AT_FDCWD, "/", 0, ~0u) == -1 &&
 		     errno == ENOSYS);
-	wfd = gk_workdir(parent, "libc", work, sizeof(work));
+	wfd = subsys_workdir(parent, "libc", work, sizeof(work));
 	/* no /proc, here only */
 	if (unshare(CLONE_NEWNS) ||
 	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
 	    (umount2("/proc", MNT_DETACH) && errno != EINVAL))
 		diag("cannot unmount /proc: %s", errno_name(errno));
-	gk_run_cases(cases, ARRAY_SIZE(cases), NULL, wfd);
-	gk_remove_workdir(wfd, work, files, dirs);
+	subsys_run_cases(cases, ARRAY_SIZE(cases), NULL, wfd);
+	subsys_remove_workdir(wfd, work, files, dirs);
 	return t_finish();
 }

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * gk_tree - a tree for chmod -R, and a check of what chmod made of it.
+ * subsys_tree - a tree for chmod -R, and a check of what chmod made of it.
  *
- *   gk_tree -m DIR N       make DIR with N regular files (mode 0644) in
+ *   subsys_tree -m DIR N       make DIR with N regular files (mode 0644) in
  *                          directories of 100 (mode 0755), and one symlink
  *                          per directory ("link" -> its first file)
- *   gk_tree -c DIR MODE [DIRMODE]
+ *   subsys_tree -c DIR MODE [DIRMODE]
  *                          check: every file and directory has MODE (the
  *                          directories DIRMODE, if given), every
  *                          symlink still 0777; prints one TAP line (test

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * gk_acl - fchmodat2 on files with POSIX ACLs, on one filesystem: the
+ * subsys_acl - fchmodat2 on files with POSIX ACLs, on one filesystem: the
  * mode change rewrites the access ACL's owner, mask and other entries
  * (the group bits of st_mode are the mask's), leaves named entries and the
  * owning group's entry alone, leaves a directory's default ACL alone, and
@@ -8,9 +8,9 @@
  * system.posix_acl_access (and _default) xattrs are compared byte for byte
  * with what mainline's posix_acl_chmod() gives.
  *
- * Usage: gk_acl -d DIR (a directory on the filesystem to test). Root only.
+ * Usage: subsys_acl -d DIR (a directory on the filesystem to test). Root only.
  */
-#include "gk.h"
+#include "subsys.h"
 
 #include <stdint.h>
 #include <sys/xattr.h>
@@ -276,14 +276,14 @@ static void refused_calls_leave_the_acl(void)
 	EXPECT_ACL("file5", ACL_ACCESS, &full);
 }
 
-static const struct gk_case cases[] = {
-	GK_CASE(access_acl_mask_owner_other_rewritten),
-	GK_CASE(access_acl_nofollow_on_a_regular_file_same_as_followed),
-	GK_CASE(access_acl_through_a_symlink_followed_nofollow_refused),
-	GK_CASE(access_acl_special_bits_in_mode_only),
-	GK_CASE(directory_default_acl_left_alone),
-	GK_CASE(no_extended_acl_none_created),
-	GK_CASE(refused_calls_leave_the_acl),
+static const struct subsys_case cases[] = {
+	CASE(access_acl_mask_owner_other_rewritten),
+	CASE(access_acl_nofollow_on_a_regular_file_same_as_followed),
+	CASE(access_acl_through_a_symlink_followed_nofollow_refused),
+	CASE(access_acl_special_bits_in_mode_only),
+	CASE(directory_default_acl_left_alone),
+	CASE(no_extended_acl_none_created),
+	CASE(refused_calls_leave_the_acl),
 };
 
 int main(int argc, char **argv)
@@ -294,9 +294,9 @@ int main(int argc, char **argv)
 	};
 	static const char * const dirs[] = { "dir", NULL };
 
-	wfd = gk_root_begin(argc, argv, ARRAY_SIZE(cases), "acl", work,
-			    sizeof(work));
-	gk_run_cases(cases, ARRAY_SIZE(cases), NULL, wfd);
-	gk_remove_workdir(wfd, work, files, dirs);
+	wfd = subsys_root_begin(argc, argv, ARRAY_SIZE(cases), "acl", work,
+				sizeof(work));
+	subsys_run_cases(cases, ARRAY_SIZE(cases), NULL, wfd);
+	subsys_remove_workdir(wfd, work, files, dirs);
 	return t_finish();
 }
