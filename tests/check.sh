@@ -249,7 +249,7 @@ matrix_row() {
 	module)
 		script=$top/tests/guest/module-row.sh
 		files+=("$bin/unload_test" "$out/dkms/fchmodat2.ko"
-			"$out/kmods/f2_hog.ko" "$out/kmods/f2_killftrace.ko"
+			"$out/kmods/f2_ftrace_user.ko" "$out/kmods/f2_killftrace.ko"
 			"$out/module-fi/fchmodat2-fi.ko")
 		[ -f "$out/kmods/f2_direct.ko" ] && files+=("$out/kmods/f2_direct.ko")
 		files+=("$bin/subsys_audit" "$bin/subsys_audit32" "$bin/nrscan"

@@ -170,18 +170,18 @@ audit_sets nomod
 echo "# another ftrace user on syscall_trace_enter"
 hook=syscall_trace_enter*
 [ "$(uname -m)" = aarch64 ] && hook=sys_ni_syscall
-insmod ./f2_hog.ko ipmodify=1 func="$hook"
-step $? "insmod f2_hog.ko ipmodify=1 func=$hook (an IP-modifying ftrace user)"
+insmod ./f2_ftrace_user.ko ipmodify=1 func="$hook"
+step $? "insmod f2_ftrace_user.ko ipmodify=1 func=$hook (an IP-modifying ftrace user)"
 refused_next_to "an IP-modifying ftrace user"
-rmmod f2_hog
-insmod ./f2_hog.ko ipmodify=0 func="$hook" && insmod ./fchmodat2.ko
+rmmod f2_ftrace_user
+insmod ./f2_ftrace_user.ko ipmodify=0 func="$hook" && insmod ./fchmodat2.ko
 step $? "fchmodat2.ko loads next to a non-IP-modifying ftrace user"
 echo "# 64-bit test program, sharing the hook site with another ftrace user"
 run ./fchmodat2_test
-[ "$(cat /sys/module/f2_hog/parameters/f2_hog_hits)" -gt 0 ]
+[ "$(cat /sys/module/f2_ftrace_user/parameters/hits)" -gt 0 ]
 step $? "the other ftrace user still sees its calls"
-rmmod fchmodat2 && rmmod f2_hog
-step $? "rmmod fchmodat2 and f2_hog"
+rmmod fchmodat2 && rmmod f2_ftrace_user
+step $? "rmmod fchmodat2 and f2_ftrace_user"
 
 echo "# other users of the hooked places: kprobes, BPF, a second direct call"
 . ./tracers.sh

@@ -116,15 +116,15 @@ cp /f2/fchmodat2.ko "$moddir/updates/fchmodat2.ko"
 step $? "install fchmodat2.ko as $moddir/updates/fchmodat2.ko"
 
 echo "# fchmodat2ctl, another ftrace user owns the module's hook site"
-insmod /f2/f2_hog.ko ipmodify=1 func="$hook"
-step $? "insmod f2_hog.ko ipmodify=1 func=$hook (an IP-modifying ftrace user, as a livepatch is)"
+insmod /f2/f2_ftrace_user.ko ipmodify=1 func="$hook"
+step $? "insmod f2_ftrace_user.ko ipmodify=1 func=$hook (an IP-modifying ftrace user, as a livepatch is)"
 expect_exit 1 "fchmodat2ctl load, hook site taken" ./fchmodat2ctl load
 said 'already hooked by another ftrace user (a livepatch?) \[EBUSY\]' \
 	"load says: already hooked by another ftrace user"
 [ ! -e /sys/module/fchmodat2 ]
 step $? "the module is not loaded"
-rmmod f2_hog
-step $? "rmmod f2_hog"
+rmmod f2_ftrace_user
+step $? "rmmod f2_ftrace_user"
 
 expect_exit 4 "fchmodat2ctl status before load" ./fchmodat2ctl status
 said 'not available (ENOSYS)' "status says: not available"

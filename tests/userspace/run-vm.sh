@@ -153,7 +153,7 @@ stage=$out/f2
 f2_stage "$stage" "$top/tests/userspace/guest.sh" "${progs[@]}" \
 	"$U/libfchmodat2-preload.so" "$top/tests/guest/steps.sh" \
 	"$out/module/fchmodat2.ko" "$out/fchmodat2-other.ko" \
-	"$out/fchmodat2-signed.ko" "$out/kmods/f2_hog.ko" || die "cannot stage"
+	"$out/fchmodat2-signed.ko" "$out/kmods/f2_ftrace_user.ko" || die "cannot stage"
 cp -L "$U/libfchmodat2.so.0" "$stage/"
 
 # the release's glibc, libkmod and what they need: this machine's
