@@ -108,11 +108,20 @@ function flush(p,   i) {
 		add(p, (p == lane && bsec[i] != "" ? bsec[i] ": " : "") buf[i])
 	nb = 0
 }
-FNR == 1 { flush(lane); lane = lane_of(FILENAME); row = FILENAME; section = ""; kern = kernel_of(FILENAME) }
+FNR == 1 { flush(lane); lane = lane_of(FILENAME); row = FILENAME; section = ""; kern = kernel_of(FILENAME); nres = 0 }
 { sub(/\r$/, "") }
 # a program run by run_tap (steps.sh) is a KTAP subtest: its lines
 # indented by four spaces, below "# Subtest: COMMAND"
 /^    # Subtest: / { next }
+# the KTAP subtest of a C program (harness.h) closes with a result line
+# less indented than the case before it: the subtest, not a case
+/^ *(not )?ok [0-9]+ / {
+	match($0, /^ */)
+	closes = nres++ && RLENGTH < lastdepth && $0 !~ /^ *(not )?ok [0-9]+ (- )?harness: /
+	lastdepth = RLENGTH
+	if (closes)
+		next
+}
 { sub(/^    /, "") }
 /^# == / { flush(lane); row = FILENAME ":" $0; section = ""; kern = kernel_of_header($0); next }
 /^# ===== / { section = substr($0, 9); next }

@@ -31,7 +31,14 @@ tap() {
 	local p f
 
 	grep -v '^# Totals' "$1"
-	p=$(grep -c '^ok ' "$1") f=$(grep -c '^not ok ' "$1")
+	# the cases: a KTAP subtest's own result line in its parent (less
+	# indented than the result before it) is not one
+	p=$(awk '/^ *(not )?ok / { match($0, /^ */)
+		if (!(n++ && RLENGTH < last) && !/^ *not ok /) p++
+		last = RLENGTH } END { print p + 0 }' "$1")
+	f=$(awk '/^ *(not )?ok / { match($0, /^ */)
+		if (!(n++ && RLENGTH < last) && /^ *not ok /) f++
+		last = RLENGTH } END { print f + 0 }' "$1")
 	cases_pass=$((cases_pass + p)) cases_fail=$((cases_fail + f))
 	step "$2" "$3"
 }

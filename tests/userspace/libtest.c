@@ -129,11 +129,13 @@ typedef int (*chmod_fn)(int, const char *, mode_t, int);
 static void run_case(const struct lib_case *c, const char *section,
 		     chmod_fn fn, int want)
 {
+	static unsigned int serial;	/* the fixture's directory, case<serial> */
 	unsigned int link_mode = 0;
 	int dfd, fd = -1, ret, err;
 
 	t_case_begin();
-	dfd = fixture(t_state.num + 1, &link_mode);
+	serial++;
+	dfd = fixture(serial, &link_mode);
 	if (dfd < 0) {
 		t_fail("setup: %s", errno_name(errno));
 		t_case_end("%s: %s", section, c->name);
@@ -154,7 +156,7 @@ static void run_case(const struct lib_case *c, const char *section,
 	EXPECT_MODE(dfd, "link", link_mode);
 	if (fd >= 0)
 		close(fd);
-	fixture_remove(t_state.num + 1, dfd);
+	fixture_remove(serial, dfd);
 	t_case_end("%s: %s", section, c->name);
 }
 
@@ -178,13 +180,14 @@ static int block_fchmodat2(void)
 	return syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
 }
 
+/* One function's cases: a KTAP subtest of the program's, named @section. */
 static void run_section(const char *section, chmod_fn fn, int answer,
 			bool enosys)
 {
 	size_t i;
 
-	diag("%s: answered by the %s", section,
-	     enosys ? "kernel (ENOSYS)" : answer_names[answer]);
+	t_subtest_begin(ARRAY_SIZE(cases), "%s: answered by the %s", section,
+			enosys ? "kernel (ENOSYS)" : answer_names[answer]);
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		int want = cases[i].want[answer];
 
@@ -192,6 +195,7 @@ static void run_section(const char *section, chmod_fn fn, int answer,
 			want = ENOSYS;
 		run_case(&cases[i], section, fn, want);
 	}
+	t_subtest_end();
 }
 
 static void usage(FILE *out)
@@ -246,11 +250,12 @@ int main(int argc, char **argv)
 	if (no_proc)
 		emulated = BY_EMULATION_NO_PROC;
 
-	plan = 1 + 2 * ARRAY_SIZE(cases);
+	/* /proc, two sections (subtests); --expect; seccomp, a section */
+	plan = 1 + 2;
 	if (expect)
 		plan++;
 	if (have_syscall)
-		plan += 1 + ARRAY_SIZE(cases);
+		plan += 2;
 	t_plan(plan);
 	diag("system call %d: %s; /proc/self/fd: %s", __NR_fchmodat2,
 	     have_syscall ? "available" : "ENOSYS",
