@@ -14,12 +14,10 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 release=${1:-bookworm}
-n=0 failed=0
-t() { # t <exit code> <description>
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then echo "ok $n package $release: $2"; else
-		echo "not ok $n package $release: $2"; failed=$((failed + 1)); fi
-}
+# the one shell TAP library: step EXIT DESCRIPTION
+STEP_PREFIX="package $release"
+# shellcheck source-path=SCRIPTDIR source=guest/steps.sh
+. "$(dirname "$0")/guest/steps.sh"
 
 ver=$(f2_version)
 case $release in
@@ -28,7 +26,7 @@ bookworm | bullseye) ;;
 esac
 # this machine's tools if it runs RELEASE, else a root of RELEASE
 root=$(f2_release_root "$release") ||
-	{ t 1 "cannot make the $release root"; echo "1..$n"; exit 1; }
+	{ step 1 "cannot make the $release root"; echo "1..$steps"; exit 1; }
 dir=$B/pkg
 [ -n "$root" ] && dir=$root/src/pkg
 # in_release CMD...: CMD with the release's own tools (paths: in_path)
@@ -37,7 +35,7 @@ in_release() {
 }
 in_path() { echo "${1#"$root"}"; }
 f2_build_debs "$dir" "" "$root" >"$B/pkg-$release.log" 2>&1
-t $? "dpkg-buildpackage -b -us -uc ($(in_release dpkg-query -W \
+step $? "dpkg-buildpackage -b -us -uc ($(in_release dpkg-query -W \
 	-f '${Package} ${Version}\n' dpkg-dev debhelper dkms gcc libc6 | paste -sd,))"
 # lintian --pedantic, info tags included: clean but for the placeholder
 # Maintainer address (until the project has a list)
@@ -49,14 +47,14 @@ rc=$?
 # overridden" line, which is none)
 tags=$(grep -E '^[EWIPXOC]: ' "$dir/lintian.log")
 [ "$rc" = 0 ] && [ -z "$tags" ]
-t $? "lintian --pedantic -I ($(in_release lintian --version)): no tag but the placeholder Maintainer address's${tags:+: $(echo "$tags" | tr '\n' ';')}"
+step $? "lintian --pedantic -I ($(in_release lintian --version)): no tag but the placeholder Maintainer address's${tags:+: $(echo "$tags" | tr '\n' ';')}"
 deb=$dir/fchmodat2-dkms_${ver}_all.deb
 [ -f "$deb" ]
-t $? "it makes fchmodat2-dkms_${ver}_all.deb"
+step $? "it makes fchmodat2-dkms_${ver}_all.deb"
 dpkg-deb -c "$deb" 2>/dev/null | awk '{ print $6 }' >"$dir/contents"
 for f in dkms.conf Kbuild $(cd "$top" && git ls-files module); do
 	grep -qx "./usr/src/fchmodat2-$ver/$f" "$dir/contents"
-	t $? "it ships /usr/src/fchmodat2-$ver/$f"
+	step $? "it ships /usr/src/fchmodat2-$ver/$f"
 done
 # DKMS builds for every kernel it is given: no BUILD_EXCLUSIVE_* (Debian
 # 12's DKMS fails the installation of a kernel it excludes a module for),
@@ -65,19 +63,19 @@ done
 # placeholder on 6.12)
 ! grep -q '^[^#]*BUILD_EXCLUSIVE' "$top/dkms.conf" &&
 	(set +u; . "$top/dkms.conf" && [[ ${MAKE[0]} == *" F2_DKMS=1 modules" ]])
-t $? "dkms.conf excludes no kernel and asks Kbuild for the placeholder where unsupported"
+step $? "dkms.conf excludes no kernel and asks Kbuild for the placeholder where unsupported"
 # make dkms-src (the README's DKMS path) installs what the package ships
 make -s -C "$dir/src" DESTDIR="$dir/dkms-src" dkms-src >/dev/null 2>&1 &&
 	diff <(cd "$dir/dkms-src" && find . -type f | sort) \
 		<(grep "^\./usr/src/.*[^/]\$" "$dir/contents" | sort)
-t $? "make dkms-src installs exactly the files the package ships in /usr/src"
+step $? "make dkms-src installs exactly the files the package ships in /usr/src"
 cmp -s "$top/dkms.conf" <(dpkg-deb --fsys-tarfile "$deb" |
 	tar -xOf - "./usr/src/fchmodat2-$ver/dkms.conf")
-t $? "its dkms.conf is the project's"
+step $? "its dkms.conf is the project's"
 [ "$(dpkg-deb -f "$deb" Version)" = "$ver" ]
-t $? "its version is dkms.conf's PACKAGE_VERSION ($ver)"
+step $? "its version is dkms.conf's PACKAGE_VERSION ($ver)"
 dpkg-deb -f "$deb" Depends | grep -q 'dkms'
-t $? "it depends on dkms"
+step $? "it depends on dkms"
 # The userspace packages: their files, and that they work once unpacked.
 arch=$(dpkg --print-architecture)
 ma=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
@@ -86,7 +84,7 @@ rm -rf "$ux"
 for p in libfchmodat2-0 libfchmodat2-dev fchmodat2ctl; do
 	d=$dir/${p}_${ver}_$arch.deb
 	[ -f "$d" ] && dpkg-deb -x "$d" "$ux"
-	t $? "it makes ${p}_${ver}_$arch.deb"
+	step $? "it makes ${p}_${ver}_$arch.deb"
 done
 for f in usr/lib/$ma/libfchmodat2.so.0 usr/lib/$ma/fchmodat2/libfchmodat2-preload.so \
 	 usr/lib/$ma/libfchmodat2.so usr/lib/$ma/libfchmodat2.a \
@@ -94,10 +92,10 @@ for f in usr/lib/$ma/libfchmodat2.so.0 usr/lib/$ma/fchmodat2/libfchmodat2-preloa
 	 usr/sbin/fchmodat2ctl usr/share/man/man8/fchmodat2ctl.8.gz \
 	 usr/share/man/man3/fchmodat2.3.gz; do
 	[ -e "$ux/$f" ]
-	t $? "the packages ship /$f"
+	step $? "the packages ship /$f"
 done
 in_release "$(in_path "$ux")/usr/sbin/fchmodat2ctl" --version | grep -q "$ver"
-t $? "the packaged fchmodat2ctl runs and reports version $ver"
+step $? "the packaged fchmodat2ctl runs and reports version $ver"
 cat >"$dir/use.c" <<'C'
 #include <errno.h>
 #include <stdlib.h>
@@ -121,7 +119,7 @@ C
 chmod 0644 "$dir/use.file"
 u=$(in_path "$ux") d=$(in_path "$dir")
 in_release gcc -I"$u/usr/include" -o "$d/use" "$d/use.c" -L"$u/usr/lib/$ma" -lfchmodat2
-t $? "a program builds against libfchmodat2-dev"
+step $? "a program builds against libfchmodat2-dev"
 # This machine's kernel may lack fchmodat2: then the raw call is ENOSYS
 # and changes nothing, and the compat call emulates it (/proc is mounted).
 in_release env LD_LIBRARY_PATH="$u/usr/lib/$ma" "$d/use" raw "$d/use.file" 600
@@ -129,16 +127,16 @@ rc=$?
 f2_host_oracle "$top/build/fchmodat2_test" >"$dir/oracle"
 oracle=$?
 if [ "$oracle" = 2 ]; then
-	t 1 "this machine's fchmodat2 answers as expected: $(cat "$dir/oracle")"
+	step 1 "this machine's fchmodat2 answers as expected: $(cat "$dir/oracle")"
 elif [ "$oracle" = 0 ]; then
 	[ "$rc" = 0 ] && [ "$(stat -c %a "$dir/use.file")" = 600 ]
-	t $? "its fchmodat2() changes the mode (native fchmodat2 here; got $rc)"
+	step $? "its fchmodat2() changes the mode (native fchmodat2 here; got $rc)"
 else
 	[ "$rc" = 38 ] && [ "$(stat -c %a "$dir/use.file")" = 644 ]
-	t $? "its fchmodat2() is ENOSYS and changes nothing (no fchmodat2 here; got $rc)"
+	step $? "its fchmodat2() is ENOSYS and changes nothing (no fchmodat2 here; got $rc)"
 fi
 in_release env LD_LIBRARY_PATH="$u/usr/lib/$ma" "$d/use" compat "$d/use.file" 640 &&
 	[ "$(stat -c %a "$dir/use.file")" = 640 ]
-t $? "its fchmodat2_compat() changes the mode"
-echo "1..$n"
+step $? "its fchmodat2_compat() changes the mode"
+echo "1..$steps"
 [ "$failed" = 0 ]

@@ -194,8 +194,8 @@ tracers_module
 echo "# CPU hotplug"
 cpu_=/sys/devices/system/cpu/cpu1/online
 if [ ! -w "$cpu_" ]; then
-	steps=$((steps + 1))
-	echo "ok $steps harness: CPU hotplug # SKIP cpu1 cannot go offline here (no $cpu_; $(nproc) CPUs)"
+	step_skipped "cpu1 cannot go offline here (no $cpu_; $(nproc) CPUs)" \
+		"CPU hotplug"
 else
 	echo 0 >"$cpu_" && insmod ./fchmodat2.ko && echo 1 >"$cpu_"
 	step $? "insmod with cpu1 offline, then cpu1 online again"
@@ -319,8 +319,8 @@ if [ "$(uname -m)" = x86_64 ]; then
 	refuses fail_tpwork "no tracepoint work after the sys_enter probe" \
 		"the sys_enter probe did not give tasks the syscall tracepoint's entry work: unsupported kernel"
 else
-	steps=$((steps + 1))
-	echo "ok $steps harness: fail_tpwork=1 # SKIP the arm64 hook needs no tracepoint"
+	step_skipped "the arm64 hook needs no tracepoint" \
+		"fail_tpwork=1"
 fi
 
 ./fchmodat2_test --probe | grep -q 'ENOSYS'
@@ -354,8 +354,8 @@ if [ -w /sys/power/pm_test ] && grep -qw freeze /sys/power/state; then
 	step $? "suspend's freezer stage succeeds while that rmmod waits"
 	echo none >/sys/power/pm_test
 else
-	steps=$((steps + 1))
-	echo "ok $steps harness: suspend's freezer stage # SKIP no /sys/power/pm_test (PM_DEBUG) or no s2idle"
+	step_skipped "no /sys/power/pm_test (PM_DEBUG) or no s2idle" \
+		"suspend's freezer stage"
 fi
 
 kernel_log_checks

@@ -5,14 +5,23 @@
 
 steps=0
 failed=0
+skipped=0
+# STEP_PREFIX: what every step's description starts with: "harness" (the
+# guests' own steps, set up included), or a host script's name for its
+# checks ("userspace", "package bookworm"), set before sourcing this file
 step() { # step <exit code> <description>
 	steps=$((steps + 1))
 	if [ "$1" = 0 ]; then
-		echo "ok $steps harness: $2"
+		echo "ok $steps ${STEP_PREFIX:-harness}: $2"
 	else
-		echo "not ok $steps harness: $2"
+		echo "not ok $steps ${STEP_PREFIX:-harness}: $2"
 		failed=$((failed + 1))
 	fi
+}
+# step_skipped <reason> <description>: a step that cannot apply here, and why
+step_skipped() {
+	steps=$((steps + 1)) skipped=$((skipped + 1))
+	echo "ok $steps ${STEP_PREFIX:-harness}: $2 # SKIP $1"
 }
 # tap_plan_ok FILE: FILE's TAP has a plan ("1..N") and exactly N results
 tap_plan_ok() {
@@ -93,8 +102,8 @@ refused_next_to() {
 # missing PROG is a failure: the cases must not vanish silently.
 x86_only() {
 	if [ "$(uname -m)" != x86_64 ]; then
-		steps=$((steps + 1))
-		echo "ok $steps harness: $2 # SKIP x86_64 only ($(uname -m) here)"
+		step_skipped "x86_64 only ($(uname -m) here)" \
+			"$2"
 		return 1
 	fi
 	[ -x "./$1" ] && return 0
@@ -171,6 +180,6 @@ kernel_log_checks() {
 	step $? "no taint beyond out-of-tree and unsigned module${f2_taint_ok:+ and $f2_taint_ok on purpose} (tainted=$tainted)"
 }
 finish() {
-	echo "# harness steps: $steps, failed: $failed"
+	echo "# harness steps: $steps, failed: $failed, skipped: $skipped"
 	[ "$failed" = 0 ]
 }

@@ -40,8 +40,8 @@ tr_probes() {
 			if echo "$p_" >>"$t_/kprobe_events" 2>/tmp/tr.err; then
 				tr_ok="$tr_ok $n_"
 			else
-				steps=$((steps + 1))
-				echo "ok $steps harness: $1: kprobe \"$p_\" # SKIP this kernel refuses it without the module: $(cat /tmp/tr.err) $(dmesg | grep -i 'kprobe' | tail -n 1)"
+				step_skipped "this kernel refuses it without the module: $(cat /tmp/tr.err) $(dmesg | grep -i 'kprobe' | tail -n 1)" \
+					"$1: kprobe \"$p_\""
 			fi
 		elif echo " $tr_ok " | grep -q " $n_ "; then
 			echo "$p_" >>"$t_/kprobe_events"
@@ -186,8 +186,8 @@ bpf_hook_without() {
 			step $? "$1: a BPF $k_ program on $tr_hook attaches and runs ($bpf_runs runs)"
 			tr_bpf="$tr_bpf $k_"
 		else
-			steps=$((steps + 1))
-			echo "ok $steps harness: $1: BPF $k_ on $tr_hook # SKIP this kernel refuses it without the module: $(cat /tmp/bpf.hook)"
+			step_skipped "this kernel refuses it without the module: $(cat /tmp/bpf.hook)" \
+				"$1: BPF $k_ on $tr_hook"
 		fi
 	done
 	tr_bpf_notify=
@@ -197,8 +197,8 @@ bpf_hook_without() {
 		step $? "$1: a BPF fentry program on notify_change attaches and sees chmod twice ($bpf_runs runs)"
 		tr_bpf_notify=1
 	else
-		steps=$((steps + 1))
-		echo "ok $steps harness: $1: BPF fentry on notify_change # SKIP this kernel refuses it without the module: $(cat /tmp/bpf.notify)"
+		step_skipped "this kernel refuses it without the module: $(cat /tmp/bpf.notify)" \
+			"$1: BPF fentry on notify_change"
 	fi
 }
 
@@ -304,8 +304,8 @@ tracers_module() {
 
 	echo "# a second ftrace direct call on $tr_sym (f2_direct.ko)"
 	if [ ! -f f2_direct.ko ]; then
-		steps=$((steps + 1))
-		echo "ok $steps harness: a second ftrace direct call # SKIP this kernel has no ftrace direct calls ($(uname -m): f2_direct.ko not built)"
+		step_skipped "this kernel has no ftrace direct calls ($(uname -m): f2_direct.ko not built)" \
+			"a second ftrace direct call"
 		return
 	fi
 	d_=$(sed -n "s/^\\([0-9a-f]*\\) [tT] $tr_sym\$/\\1/p" /proc/kallsyms)

@@ -218,7 +218,8 @@ if [ -w /sys/kernel/security/lockdown ] &&
 	[ ! -e /sys/module/fchmodat2 ]
 	step $? "the module is not loaded"
 else
-	echo "ok $((steps += 1)) harness: lockdown # SKIP no writable /sys/kernel/security/lockdown"
+	step_skipped "no writable /sys/kernel/security/lockdown" \
+		"lockdown"
 fi
 
 mount -t proc proc /proc

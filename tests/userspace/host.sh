@@ -16,16 +16,10 @@ version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$top/dkms.conf")
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 
-n=0 failed=0
-step() { # step <exit code> <description>
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n userspace: $2"
-	else
-		echo "not ok $n userspace: $2"
-		failed=$((failed + 1))
-	fi
-}
+# the one shell TAP library (step, step_skipped): steps and skips counted
+STEP_PREFIX=userspace
+# shellcheck source-path=SCRIPTDIR source=../guest/steps.sh
+. "$top/tests/guest/steps.sh"
 # tap LOG RC DESCRIPTION: a TAP program's output; its lines count too
 tap() {
 	local p f
@@ -41,12 +35,6 @@ tap() {
 		last = RLENGTH } END { print f + 0 }' "$1")
 	cases_pass=$((cases_pass + p)) cases_fail=$((cases_fail + f))
 	step "$2" "$3"
-}
-# skip REASON DESCRIPTION: a step that cannot apply here, and why
-skipped=0
-skip() {
-	n=$((n + 1)) skipped=$((skipped + 1))
-	echo "ok $n userspace: $2 # SKIP $1"
 }
 cases_pass=0 cases_fail=0
 # without_proc CMD...: CMD in a private mount namespace without /proc
@@ -102,7 +90,7 @@ if [ "$have_unshare" = 1 ]; then
 	without_proc "$O/libtest" --no-proc >"$scratch/t" 2>&1
 	tap "$scratch/t" $? "libtest --no-proc, in a mount namespace without /proc"
 else
-	skip "cannot unmount /proc in a private mount namespace here" "libtest --no-proc"
+	step_skipped "cannot unmount /proc in a private mount namespace here" "libtest --no-proc"
 fi
 
 echo "# the preload shim"
@@ -127,7 +115,7 @@ elif [ "$native" = 1 ]; then
 	[ "$rc" = 0 ]
 	step $? "without the shim, glibc $glibc on a kernel with fchmodat2: every call as on Linux 6.6"
 else
-	skip "glibc $glibc without 452 uses its own /proc fallback (compared with the shim below)" \
+	step_skipped "glibc $glibc without 452 uses its own /proc fallback (compared with the shim below)" \
 		"without the shim: the libc's own answers"
 fi
 LD_PRELOAD=$preload "$O/lchmod_prog" "$scratch" >"$scratch/p" 2>&1
@@ -150,7 +138,7 @@ if [ "$have_unshare" = 1 ] && [ "$native" = 0 ]; then
 	[ "$rc" = "$rc_noshim" ] && cmp -s "$scratch/p" "$scratch/p-noshim"
 	step $? "without /proc, with the shim and 452 ENOSYS: exactly as without the shim"
 elif [ "$native" = 0 ]; then
-	skip "cannot unmount /proc in a private mount namespace here" \
+	step_skipped "cannot unmount /proc in a private mount namespace here" \
 		"without /proc, with the shim and 452 ENOSYS: exactly as without the shim"
 fi
 if [ "$have_unshare" = 1 ] && [ "$native" = 1 ]; then
@@ -169,9 +157,9 @@ if [ "$have_unshare" = 1 ] && [ "$native" = 1 ]; then
 	sed 's/^/# /' "$scratch/p"
 elif [ "$native" = 1 ]; then
 	[ "$stub_glibc" = 1 ] || [ "$old_glibc" = 1 ] &&
-		skip "cannot unmount /proc in a private mount namespace here" \
+		step_skipped "cannot unmount /proc in a private mount namespace here" \
 			"without /proc and without the shim, glibc $glibc's lchmod fails"
-	skip "cannot unmount /proc in a private mount namespace here" \
+	step_skipped "cannot unmount /proc in a private mount namespace here" \
 		"without /proc, with the shim: lchmod and fchmodat work (system call 452)"
 fi
 
@@ -242,7 +230,8 @@ if [ "$native" = 0 ] && [ "$installed" = 0 ]; then
 	[ "$rc" = 1 ] && module_absent
 	step $? "fchmodat2ctl load with no module installed: exit 1, nothing loaded (got $rc)"
 elif [ "$native" = 0 ]; then
-	echo "ok $((n += 1)) userspace: fchmodat2ctl load # SKIP a module is installed here: loading it would touch this machine's kernel (the VMs test it)"
+	step_skipped "a module is installed here: loading it would touch this machine's kernel (the VMs test it)" \
+		"fchmodat2ctl load"
 fi
 if [ "$native" = 1 ]; then
 	"$ctl" load >"$scratch/l" 2>&1
@@ -297,7 +286,8 @@ for abi in "gcc -m64:452" "gcc -m32 $biarch:452" \
 	# needs gnu/stubs-32.h, from libc6-dev-i386)
 	if ! printf '#include <sys/stat.h>\n#include <sys/syscall.h>\n' |
 		$cc -E -x c - -o /dev/null >/dev/null 2>&1; then
-		echo "ok $((n += 1)) userspace: header, ${cc%% -isystem*} # SKIP no compiler or libc headers for this ABI"
+		step_skipped "no compiler or libc headers for this ABI" \
+			"header, ${cc%% -isystem*}"
 		continue
 	fi
 	$cc -std=c99 -pedantic -Wall -Werror -I"$top/userspace" -DNR="$nr" \
@@ -309,7 +299,8 @@ if command -v g++ >/dev/null; then
 		-c -o /dev/null "$scratch/nr.c"
 	step $? "header, g++: compiles as C++"
 else
-	echo "ok $((n += 1)) userspace: header, g++ # SKIP no C++ compiler here (g++)"
+	step_skipped "no C++ compiler here (g++)" \
+		"header, g++"
 fi
 
 echo "# the shared library"
@@ -370,6 +361,6 @@ make -s -C "$top/userspace" O="$O" DESTDIR="$dest" PREFIX=/usr LIBDIR="$multi" \
 	uninstall >/dev/null 2>&1 && [ -z "$(find "$dest" ! -type d)" ]
 step $? "make uninstall removes every file"
 
-echo "# userspace: $n steps, $failed failed, $skipped skipped; unit test cases: $cases_pass passed, $cases_fail failed"
-echo "$((n - failed - skipped + cases_pass)) passed, $((failed + cases_fail)) failed, $skipped skipped"
+echo "# userspace: $steps steps, $failed failed, $skipped skipped; unit test cases: $cases_pass passed, $cases_fail failed"
+echo "$((steps - failed - skipped + cases_pass)) passed, $((failed + cases_fail)) failed, $skipped skipped"
 [ "$failed" = 0 ]
