@@ -114,16 +114,18 @@ FNR == 1 { flush(lane); lane = lane_of(FILENAME); row = FILENAME; section = ""; 
 # indented by four spaces, below "# Subtest: COMMAND"
 /^    # Subtest: / { next }
 # the KTAP subtest of a C program (harness.h) closes with a result line
-# less indented than the case before it: the subtest, not a case
+# less indented than the case before it, not a step: an "ok" there is
+# the subtest, not a case (a "not ok" stays: its plan may have failed,
+# or the program before it was cut short)
 /^ *(not )?ok [0-9]+ / {
 	match($0, /^ */)
 	closes = nres++ && RLENGTH < lastdepth && $0 !~ /^ *(not )?ok [0-9]+ (- )?harness: /
 	lastdepth = RLENGTH
-	if (closes)
+	if (closes && $0 ~ /^ *ok /)
 		next
 }
 { sub(/^    /, "") }
-/^# == / { flush(lane); row = FILENAME ":" $0; section = ""; kern = kernel_of_header($0); next }
+/^# == / { flush(lane); row = FILENAME ":" $0; section = ""; kern = kernel_of_header($0); nres = 0; next }
 /^# ===== / { section = substr($0, 9); next }
 /^(not )?ok [0-9]+ / {
 	d = $0

@@ -122,6 +122,45 @@ static void scene_nested(void)
 	t_subtest_end();
 }
 
+static void scene_too_deep(void)
+{
+	unsigned int i;
+
+	t_plan(1);
+	for (i = 0; i <= T_MAX_DEPTH; i++)
+		t_subtest_begin(1, "level %u", i);
+	t_result(true, "deepest");
+	for (i = 0; i <= T_MAX_DEPTH; i++)
+		t_subtest_end();
+}
+
+static void false_case(void)
+{
+	int fds[2];
+	bool held = false;
+
+	if (!t_setup(!pipe(fds), "pipe", ""))
+		return;
+	held |= EXPECT_OK(fails_with_enoent());
+	held |= EXPECT_ERR(0, ENOENT);
+	held |= EXPECT_EQ(1, 2);
+	held |= EXPECT_FD_MODE(fds[0], S_IFREG | 0600);
+	held |= EXPECT_MODE(AT_FDCWD, "/nonexistent-f2-harness", 0);
+	held |= EXPECT_ABSENT(AT_FDCWD, "/");
+	if (held)
+		t_fail("a failed check returned true");
+	close(fds[0]);
+	close(fds[1]);
+}
+
+static void scene_false(void)
+{
+	t_plan(1);
+	t_case_begin();
+	false_case();
+	t_case_end("every_check_false");
+}
+
 static void scene_left_open(void)
 {
 	t_plan(1);
@@ -190,8 +229,33 @@ static const struct scene scenes[] = {
 	  "TAP version 13\n1..1\n"
 	  "    # Subtest: open\n    1..1\n    ok 1 a\n"
 	  "    # a subtest was not ended\n"
-	  "ok 1 open\n"
-	  "# Totals: pass:1 fail:1 xfail:0 xpass:0 skip:0 error:0\n" },
+	  "not ok 1 open\n"
+	  "# Totals: pass:0 fail:1 xfail:0 xpass:0 skip:0 error:0\n" },
+	{ "subtests past the depth limit fail, the levels stay in step",
+	  scene_too_deep, 1,
+	  "TAP version 13\n1..1\n"
+	  "    # Subtest: level 0\n    1..1\n"
+	  "        # Subtest: level 1\n        1..1\n"
+	  "            # Subtest: level 2\n            1..1\n"
+	  "                # Subtest: level 3\n                1..1\n"
+	  "                # subtests nested deeper than 4\n"
+	  "                ok 1 deepest\n"
+	  "            not ok 1 level 3\n"
+	  "        not ok 1 level 2\n"
+	  "    not ok 1 level 1\n"
+	  "not ok 1 level 0\n"
+	  "# Totals: pass:0 fail:1 xfail:0 xpass:0 skip:0 error:0\n" },
+	{ "every check is false when it fails, and says why",
+	  scene_false, 1,
+	  "TAP version 13\n1..1\n"
+	  "# *harness_test.c:*: fails_with_enoent(): expected 0, got -1/ENOENT\n"
+	  "# *harness_test.c:*: 0: expected -1/ENOENT, got 0\n"
+	  "# *harness_test.c:*: 1: expected 2, got 1\n"
+	  "# *harness_test.c:*: fstat: expected mode 0100600, got 010600\n"
+	  "# *harness_test.c:*: lstat \"/nonexistent-f2-harness\": expected mode 00, got ENOENT\n"
+	  "# *harness_test.c:*: lstat \"/\": expected ENOENT, it exists (mode 040*)\n"
+	  "not ok 1 every_check_false\n"
+	  "# Totals: pass:0 fail:1 xfail:0 xpass:0 skip:0 error:0\n" },
 };
 
 /* the scene's output (at most @size - 1 bytes) and exit status, or -1 */
@@ -199,6 +263,7 @@ static int run_scene(const struct scene *sc, char *out, size_t size)
 {
 	size_t len = 0;
 	ssize_t n;
+	char c;
 	int fds[2], status;
 	pid_t pid;
 
@@ -222,6 +287,9 @@ static int run_scene(const struct scene *sc, char *out, size_t size)
 	       (n = read(fds[0], out + len, size - 1 - len)) > 0)
 		len += n;
 	out[len] = '\0';
+	/* (more than fits: read to its end, not to block the scene) */
+	while (read(fds[0], &c, 1) > 0)
+		;
 	close(fds[0]);
 	status = t_wait(pid);
 	if (status < 0)

@@ -367,17 +367,29 @@ f2_host_oracle() {
 # output (run_tap: the step fails); here, a subtest that its step never
 # closed (the next subtest began, or the log ended: the program was cut
 # short) is one failure more. (Not a recount of its plan on the console:
-# kernel messages share it and can break a line.) With RC, the guest's exit
+# kernel messages share it and can break a line.) A C program's own KTAP
+# subtest (tests/harness.h) ends with its line in the parent, less
+# indented than the case before it and not a step: its cases are counted,
+# so an "ok" there is not one result more (a "not ok" is: the subtest's
+# plan may be what failed). With RC, the guest's exit
 # status from f2_boot (tests/vm/run.sh): a guest that failed (RC != 0)
 # with no failing result (it died, or its verdict found a kernel bug on
 # the console) counts one failure.
 f2_tap_count() {
 	tr -d '\r' <"$1" | awk -v rc="${2:-0}" '
 		/^    # Subtest: / { f += open; open = 1; next }
+		/^(ok|not ok) / { open = 0 }
+		/^ *(not )?ok / {
+			match($0, /^ */)
+			closes = n++ && RLENGTH < last &&
+				!/^ *(not )?ok [0-9]+ harness: /
+			last = RLENGTH
+			if (closes && /^ *ok /)
+				next
+		}
 		/^ *ok .*# SKIP/ { s++ }
 		/^ *ok / && !/# SKIP/ { p++ }
 		/^ *not ok / { f++ }
-		/^(ok|not ok) / { open = 0 }
 		END {
 			f += open
 			if (rc != 0 && f == 0)

@@ -25,14 +25,14 @@ tap() {
 	local p f
 
 	grep -v '^# Totals' "$1"
-	# the cases: a KTAP subtest's own result line in its parent (less
-	# indented than the result before it) is not one
-	p=$(awk '/^ *(not )?ok / { match($0, /^ */)
-		if (!(n++ && RLENGTH < last) && !/^ *not ok /) p++
+	# the cases: a KTAP subtest's "ok" in its parent (less indented than
+	# the result before it) is not one; its "not ok" is (its plan may be
+	# what failed), as in f2_tap_count
+	p=$(awk '/^ *ok / { match($0, /^ */)
+		if (!(n++ && RLENGTH < last)) p++
+		last = RLENGTH } /^ *not ok / { match($0, /^ */); n++
 		last = RLENGTH } END { print p + 0 }' "$1")
-	f=$(awk '/^ *(not )?ok / { match($0, /^ */)
-		if (!(n++ && RLENGTH < last) && /^ *not ok /) f++
-		last = RLENGTH } END { print f + 0 }' "$1")
+	f=$(grep -c '^ *not ok ' "$1")
 	cases_pass=$((cases_pass + p)) cases_fail=$((cases_fail + f))
 	step "$2" "$3"
 }

@@ -184,10 +184,11 @@ static int block_fchmodat2(void)
 static void run_section(const char *section, chmod_fn fn, int answer,
 			bool enosys)
 {
+	const char *by = enosys ? "kernel (ENOSYS)" : answer_names[answer];
 	size_t i;
 
 	t_subtest_begin(ARRAY_SIZE(cases), "%s: answered by the %s", section,
-			enosys ? "kernel (ENOSYS)" : answer_names[answer]);
+			by);
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		int want = cases[i].want[answer];
 
