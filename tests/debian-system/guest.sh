@@ -279,6 +279,13 @@ upgrade() {
 	dkms_installed "$next" "$krel" &&
 		! echo "$ds" | grep -qF -e "fchmodat2/$ver," -e "fchmodat2, $ver,"
 	step $? "DKMS built and installed fchmodat2/$next for $krel; $ver is gone"
+	# every kernel that had the module (and has its headers) gets the
+	# new version, not only the running and the newest one (DKMS's
+	# postinst alone: debian/fchmodat2-dkms.postinst)
+	for k in $cloud $series; do
+		dkms_installed "$next" "$k"
+		step $? "DKMS built and installed fchmodat2/$next for $k too"
+	done
 	[ "$(modinfo -F version fchmodat2 2>/dev/null)" = "$next" ]
 	step $? "modprobe now finds version $next ($(modinfo -n fchmodat2 2>/dev/null))"
 }
