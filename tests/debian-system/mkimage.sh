@@ -122,7 +122,12 @@ mmdebstrap --mode=root --variant=minbase --include="$pkgs" \
 		mkdir -p /var/cache/f2-debs-series
 		apt-get clean
 		apt-get -q install -y --download-only linux-image-amd64 linux-headers-amd64
-		mv /var/cache/apt/archives/*.deb /var/cache/f2-debs-series/ 2>/dev/null || true
+		# none when the point release is already the newest ABI (the
+		# guest then says SKIP); a move that fails stops the image (sh -e)
+		for d in /var/cache/apt/archives/*.deb; do
+			[ -e \$d ] || continue
+			mv \$d /var/cache/f2-debs-series/
+		done
 		cd /var/cache/f2-debs-series
 		for d in linux-image-*.deb; do
 			[ -e \$d ] || continue
