@@ -13,9 +13,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <dirent.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <net/if.h>
@@ -23,6 +26,7 @@
 #include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/types.h>
+#include <sys/wait.h>
 #include <time.h>
 
 #define NFSD		"/proc/fs/nfsd"
@@ -135,14 +139,104 @@ static inline const char *nfs_serve(const char *work)
 	return NULL;
 }
 
+/* seconds after which a mount that has not returned is shown waiting */
+#define NFS_MOUNT_SLOW_S	20
+
+/* Print @path's lines that contain @match (all if NULL), after "# ". */
+static inline void nfs_show(const char *path, const char *match)
+{
+	char line[512];
+	FILE *f = fopen(path, "re");
+
+	if (!f) {
+		printf("# %s: %s\n", path, strerror(errno));
+		return;
+	}
+	printf("# %s:\n", path);
+	errno = 0;
+	while (fgets(line, sizeof(line), f))
+		if (!match || strstr(line, match))
+			printf("#   %s%s", line,
+			       strchr(line, '\n') ? "" : "\n");
+	if (ferror(f))
+		printf("#   (read: %s)\n", strerror(errno));
+	fclose(f);
+}
+
+/*
+ * What a mount that does not return waits for: the kernel stack of the
+ * mounting task @pid and of nfsd's threads, the TCP connections to and
+ * from port 2049 (0801: state, queues), nfsd's pool and RPC statistics,
+ * the client's; and every RPC task in the kernel log (any write to
+ * rpc_debug dumps them, at KERN_INFO).
+ */
+static inline void nfs_show_wait(pid_t pid)
+{
+	char path[300], comm[32];
+	struct dirent *d;
+	DIR *dir;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stack", (int)pid);
+	nfs_show(path, NULL);
+	dir = opendir("/proc");
+	while (dir && (d = readdir(dir))) {
+		if (atoi(d->d_name) <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/comm", d->d_name);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		if (fgets(comm, sizeof(comm), f) && !strcmp(comm, "nfsd\n")) {
+			snprintf(path, sizeof(path), "/proc/%s/stack",
+				 d->d_name);
+			nfs_show(path, NULL);
+		}
+		fclose(f);
+	}
+	if (dir)
+		closedir(dir);
+	nfs_show("/proc/net/tcp", ":0801");
+	nfs_show(NFSD "/pool_stats", NULL);
+	nfs_show("/proc/net/rpc/nfsd", NULL);
+	nfs_show("/proc/net/rpc/nfs", NULL);
+	nfs_put("/proc/sys/sunrpc/rpc_debug", "0\n");
+	fflush(stdout);
+}
+
 /*
  * The client mounts the server's root on @mnt, with long attribute
- * caching (it trusts its dentries): 0, or -1 with errno set.
+ * caching (it trusts its dentries): 0, or -1 with errno set. A watcher
+ * (a child) shows what the mount waits for if it has not returned after
+ * NFS_MOUNT_SLOW_S (nfs_show_wait()); the mount itself is this task's.
  */
 static inline int nfs_mount(const char *mnt)
 {
-	return mount("127.0.0.1:/", mnt, "nfs4", 0,
-		     "vers=4.2,addr=127.0.0.1,clientaddr=127.0.0.1,actimeo=600");
+	struct timespec t0, t1;
+	pid_t self = getpid(), watcher;
+	int ret, err;
+
+	fflush(stdout);
+	watcher = fork();
+	if (watcher == 0) {
+		sleep(NFS_MOUNT_SLOW_S);
+		printf("# the NFS mount has not returned after %d s: it waits here\n",
+		       NFS_MOUNT_SLOW_S);
+		nfs_show_wait(self);
+		_exit(0);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ret = mount("127.0.0.1:/", mnt, "nfs4", 0,
+		    "vers=4.2,addr=127.0.0.1,clientaddr=127.0.0.1,actimeo=600");
+	err = errno;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	/* a watcher that may have begun to print ends its lines */
+	if (watcher > 0 && t1.tv_sec - t0.tv_sec < NFS_MOUNT_SLOW_S - 1)
+		kill(watcher, SIGKILL);
+	if (watcher > 0)
+		waitpid(watcher, NULL, 0);
+	errno = err;
+	return ret;
 }
 
 /*

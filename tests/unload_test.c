@@ -76,6 +76,8 @@ static const char *test_dir;
 static int frozen_fd = -1;
 /* the loopback interface was taken down (the deleg case) */
 static bool lo_is_down;
+/* what the case waits for now, said if it misses its deadline */
+static const char *waiting_in = "";
 
 /*
  * How long a stranger is held (third argument; 8 s unless given): longer
@@ -902,13 +904,21 @@ static void test_deleg(void)
 	snprintf(mnt, sizeof(mnt), "%s/../f2-nfs-client", test_dir);
 	if (mkdir(mnt, 0755) && errno != EEXIST)
 		printf("# mkdir %s: %s\n", mnt, strerror(errno));
+	t0 = now();
+	waiting_in = " (in nfs_serve(): nfsd's setup)";
 	failed = nfs_serve(test_dir);
 	served = !failed;
+	printf("# nfsd set up in %.1f s\n", now() - t0);
+	t0 = now();
+	waiting_in = " (in mount(): the NFS client's mount over lo)";
 	if (!failed && nfs_mount(mnt))
 		failed = "mount nfs4 127.0.0.1:/";
 	mounted = !failed;
+	if (mounted)
+		printf("# the client mounted in %.1f s\n", now() - t0);
 	if (failed)
 		printf("# %s: %s\n", failed, strerror(errno));
+	waiting_in = " (in the deleg case, after the mount)";
 	t_result(!failed,
 		 "nfsd exports the test directory, this machine's NFS client mounts it (NFSv4.2 over lo)");
 	if (failed)
@@ -1074,7 +1084,8 @@ static int test_loop(void)
 /* A step that hangs (the kernel never answers) fails the run, in time. */
 static void on_alarm(int sig)
 {
-	static const char msg[] = "not ok - unload_test missed its deadline\n";
+	static const char msg[] = "not ok - unload_test missed its deadline";
+	const char *in = waiting_in;
 
 	(void)sig;
 	/* never leave the filesystem frozen (everything on it would hang) */
@@ -1082,7 +1093,8 @@ static void on_alarm(int sig)
 		ioctl(frozen_fd, FITHAW, 0);
 	if (lo_is_down)
 		nfs_lo(true);
-	if (write(1, msg, sizeof(msg) - 1) < 0)
+	if (write(1, msg, sizeof(msg) - 1) < 0 ||
+	    write(1, in, strlen(in)) < 0 || write(1, "\n", 1) < 0)
 		_exit(2);
 	_exit(1);
 }

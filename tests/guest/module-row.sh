@@ -155,7 +155,11 @@ step $? "insmod again"
 mkdir -p /mnt/exported
 modprobe nfsd && modprobe nfsv4 && mount -t tmpfs exported /mnt/exported
 step $? "modprobe nfsd nfsv4; a tmpfs for nfsd to export"
+# the NFS client's and server's notices (level 5 and 6: "server not
+# responding", the grace period) on the console for this case
+dmesg -n 7
 run ./unload_test deleg /mnt/exported
+dmesg -n 5
 umount /mnt/exported
 step $? "the exported tmpfs unmounts (nfsd stopped, its export caches flushed)"
 insmod ./fchmodat2.ko
