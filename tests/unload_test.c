@@ -907,17 +907,20 @@ static void test_deleg(void)
 	t0 = now();
 	waiting_in = " (in nfs_serve(): nfsd's setup)";
 	failed = nfs_serve(test_dir);
+	err = errno;
 	served = !failed;
 	printf("# nfsd set up in %.1f s\n", now() - t0);
 	t0 = now();
 	waiting_in = " (in mount(): the NFS client's mount over lo)";
-	if (!failed && nfs_mount(mnt))
+	if (!failed && nfs_mount(mnt)) {
 		failed = "mount nfs4 127.0.0.1:/";
+		err = errno;
+	}
 	mounted = !failed;
 	if (mounted)
 		printf("# the client mounted in %.1f s\n", now() - t0);
 	if (failed)
-		printf("# %s: %s\n", failed, strerror(errno));
+		printf("# %s: %s\n", failed, strerror(err));
 	waiting_in = " (in the deleg case, after the mount)";
 	t_result(!failed,
 		 "nfsd exports the test directory, this machine's NFS client mounts it (NFSv4.2 over lo)");
