@@ -68,6 +68,7 @@ for s in "${series_list[@]}"; do
 		fi
 		continue
 	fi
+	served=0
 	for abi in "${abis[@]}"; do
 		k=$out/$s-$abi
 		rm -rf "$k"
@@ -83,6 +84,7 @@ for s in "${series_list[@]}"; do
 			fi
 			continue
 		fi
+		served=$((served + 1))
 		ARCH='' CROSS_COMPILE='' BUSYBOX='' DEBARCH=amd64
 		# shellcheck disable=SC1090
 		. "$env"
@@ -105,13 +107,18 @@ for s in "${series_list[@]}"; do
 		# every result, the 32-bit program's nested ones included
 		IFS='|' read -r ok nok skipped load unload console _ \
 			< <(f2_result "$k/console.log" "$rc" "$k/verdict")
-		ok=$((ok + skipped))
 		[ "$rc" = 0 ] && [ "$nok" = 0 ] && [ "$console" = clean ] || status=1
-		row "$KREL" "make+dkms" "$load" "$ok passed, $nok failed" \
-			"$unload" "$console"
+		smoke="$ok passed, $nok failed"
+		[ "$skipped" = 0 ] || smoke+=", $skipped skipped"
+		row "$KREL" "make+dkms" "$load" "$smoke" "$unload" "$console"
 		# keep the .debs, not the unpacked tree
 		rm -rf "$(dirname "$env")/root"
 	done
+	# a series the mirror lists but serves no kernel of is not a pass
+	if [ "$served" = 0 ]; then
+		row "$s" "NONE" "-" "none of its ${#abis[@]} listed kernels served" "-" "-"
+		status=1
+	fi
 done
 
 when=$(date -u +%Y-%m-%d)
