@@ -293,31 +293,32 @@ matrix_row() {
 	# x32 executed (issue 11 #6): Debian's generic x86_64 kernels build
 	# x32 in and serve it when booted with syscall.x32=y; a boot of its
 	# own with the test program built with -mx32 (tests/guest/x32.sh), on
-	# the rows whose lanes say x32 (tests/lib.sh).
-	case " $lanes " in
-	*" x32 "*)
+	# the rows whose lanes say x32 (tests/lib.sh; with its command line).
+	if f2_has_lane "$lanes" x32; then
 		echo "$mode" >"$out/x32-mode"
 		x32files=("$B/fchmodat2_testx32" "$B/f2call" "$B/subsys_audit" "$out/x32-mode"
 			  "$top/tests/guest/steps.sh")
 		[ "$mode" = module ] && x32files+=("$out/dkms/fchmodat2.ko")
 		f2_stage "$out/x32" "$top/tests/guest/x32.sh" "${x32files[@]}"
 		f2_boot "$out/x32" "$out/x32.cpio.gz" "$out/x32-console.log" \
-			-t 600 -a syscall.x32=y >"$out/x32-verdict"
+			-t 600 -a "syscall.x32=y${append:+ $append}" >"$out/x32-verdict"
 		rc=$?
 		cat "$out/x32-verdict"
 		tr -d '\r' <"$out/x32-console.log" | grep -E '^ *not ok'
 		boot_row "$label $KREL: x32 (syscall.x32=y)" - \
-			"$out/x32-console.log" "$rc" "$out/x32-verdict" ;;
-	esac
+			"$out/x32-console.log" "$rc" "$out/x32-verdict"
+	fi
 
 	# Issue 15 #1: a task oopses inside the handler (tests/guest/oops.sh),
-	# in a boot of its own (an oops turns lockdep off for good).
-	[ "$mode" = module ] && [ -z "$append" ] || return 0
+	# in a boot of its own (an oops turns lockdep off for good); on the
+	# preempt=full row in make check-full only.
+	[ "$mode" = module ] || return 0
+	[ -z "$append" ] || [ -n "${F2_FULL:-}" ] || return 0
 	f2_stage "$out/oops" "$top/tests/guest/oops.sh" "$bin/f2call" \
 		"$top/tests/guest/steps.sh" "$out/dkms/fchmodat2.ko" \
 		"$out/kmods/f2_oops.ko"
 	f2_boot "$out/oops" "$out/oops.cpio.gz" "$out/oops-console.log" \
-		-t 600 -O >"$out/oops-verdict"
+		-t 600 -O ${append:+-a "$append"} >"$out/oops-verdict"
 	rc=$?
 	cat "$out/oops-verdict"
 	tr -d '\r' <"$out/oops-console.log" | grep -E '^ *not ok'
@@ -372,16 +373,19 @@ while [ "$printed" -lt "${#idx[@]}" ]; do
 	printed=$((printed + 1))
 done
 
-# The short stress lane (make stress runs the long one): load/unload
-# cycles and unloads with calls parked, under system-call load on parallel
-# vCPUs, on every kernel and preemption model the module supports.
+# The stress lane: load/unload cycles and unloads with calls parked, under
+# system-call load on parallel vCPUs, on every kernel and preemption model
+# the module supports. make check runs its short form, make check-full
+# (F2_FULL=1) its long one (the long form holds all of the short one).
 st_targets=()
 for t in "${f2_stress_targets[@]}"; do
 	case " ${F2_SERIES:-${t%-full}} " in *" ${t%-full} "*) st_targets+=("$t") ;; esac
 done
+st_form=short st_args=(--short)
+[ -n "${F2_FULL:-}" ] && st_form=long st_args=()
 if [ "${#st_targets[@]}" -gt 0 ]; then
-	echo "== stress (short): ${st_targets[*]}"
-	"$top/tests/stress.sh" --short "${st_targets[@]}" >"$B/stress.tap" 2>&1
+	echo "== stress ($st_form): ${st_targets[*]}"
+	"$top/tests/stress.sh" "${st_args[@]}" "${st_targets[@]}" >"$B/stress.tap" 2>&1
 	rc=$?
 	grep -E '^ *not ok|^verdict|^ *# per cycle' "$B/stress.tap"
 	lane_rows stress "$B/stress.tap" "$rc"

@@ -22,23 +22,28 @@ case ":$PATH:" in *:/usr/sbin:*) ;; *) PATH=$PATH:/usr/sbin:/sbin ;; esac
 # subsystems (tests/subsystems/run-vm.sh), userspace=SUITE
 # (tests/userspace/run-vm.sh, with that Debian release's userland),
 # debian-system=SUITE (the real Debian system of
-# tests/debian-system/run.sh SUITE), bench (tests/bench.sh). Every guest runs on
-# two parallel vCPUs (f2_boot below).
+# tests/debian-system/run.sh SUITE), bench (tests/bench.sh); a lane
+# written full:LANE runs in make check-full only (F2_FULL=1): make check
+# runs each lane on at least one kernel, make check-full on every row it
+# applies to (x32 where the kernel has it: not the cloud flavours nor
+# arm64; the real system is a lane of each release, not of a kernel; bench
+# is a benchmark, not a test). Every guest runs on two parallel vCPUs
+# (f2_boot below).
 f2_matrix=(
 	"5.10|module|Debian 11||x32 subsystems userspace=bullseye debian-system=bullseye bench"
-	"5.10-rt|module|Debian 11 PREEMPT_RT||"
+	"5.10-rt|module|Debian 11 PREEMPT_RT||full:x32 full:subsystems full:userspace=bullseye"
 	"6.1|module|Debian 12||x32 subsystems userspace=bookworm debian-system=bookworm bench"
-	"6.1|module|Debian 12 preempt=full|preempt=full|"
-	"6.1-rt|module|Debian 12 PREEMPT_RT||"
+	"6.1|module|Debian 12 preempt=full|preempt=full|full:x32 full:subsystems full:userspace=bookworm"
+	"6.1-rt|module|Debian 12 PREEMPT_RT||full:x32 full:subsystems full:userspace=bookworm"
 	"6.12|native|Debian 13||x32 subsystems"
 	"6.12-deb12|eval|Debian 12 (6.12)||"
 	"6.12-arm64|native|Debian 13 arm64||subsystems"
 	"6.1-arm64|module|Debian 12 arm64||subsystems userspace=bookworm bench"
 	"5.10-arm64|module|Debian 11 arm64||subsystems userspace=bullseye"
-	"5.10-cloud|module|Debian 11 cloud||"
-	"6.1-cloud|module|Debian 12 cloud||"
-	"6.1-arm64-cloud|module|Debian 12 arm64 cloud||"
-	"6.1-arm64-rt|module|Debian 12 arm64 PREEMPT_RT||"
+	"5.10-cloud|module|Debian 11 cloud||full:subsystems full:userspace=bullseye"
+	"6.1-cloud|module|Debian 12 cloud||full:subsystems full:userspace=bookworm"
+	"6.1-arm64-cloud|module|Debian 12 arm64 cloud||full:subsystems full:userspace=bookworm"
+	"6.1-arm64-rt|module|Debian 12 arm64 PREEMPT_RT||full:subsystems full:userspace=bookworm"
 )
 
 # The sweep (tests/sweep.sh) builds and boots every ABI of these series
@@ -71,10 +76,13 @@ f2_matrix_init() {
 	done
 }
 
-# f2_lane LANE [MODE]: "SERIES|LABEL|ARG" for each row of the matrix that
+# f2_lane LANE [MODE]: "TARGET|LABEL|ARG" for each row of the matrix that
 # runs LANE (and has MODE, if given), in the matrix's order, one per line;
-# ARG is what follows "LANE=" (debian-system=SUITE), or empty. F2_SERIES, if
-# set, narrows the rows.
+# TARGET is the row's series, SERIES-full for the row booted with
+# preempt=full (as the stress lane names it; f2_target reads it back); ARG
+# is what follows "LANE=" (debian-system=SUITE), or empty. A lane written
+# "full:LANE" runs in make check-full only (F2_FULL=1). F2_SERIES, if set,
+# narrows the rows.
 f2_lane() {
 	local e series mode label append lanes l
 
@@ -82,13 +90,42 @@ f2_lane() {
 		IFS='|' read -r series mode label append lanes <<<"$e"
 		[ -z "${2:-}" ] || [ "$mode" = "$2" ] || continue
 		case " ${F2_SERIES:-$series} " in *" $series "*) ;; *) continue ;; esac
+		[ "$append" = preempt=full ] && series=$series-full
 		for l in $lanes; do
+			case $l in
+			full:*) [ -n "${F2_FULL:-}" ] || continue; l=${l#full:} ;;
+			esac
 			case $l in
 			"$1") echo "$series|$label|" ;;
 			"$1"=*) echo "$series|$label|${l#*=}" ;;
 			esac
 		done
 	done
+}
+
+# f2_has_lane "LANES" LANE: whether a row's LANES field runs LANE (a
+# "full:" lane only with F2_FULL=1)
+f2_has_lane() {
+	local l
+
+	for l in $1; do
+		case $l in
+		full:*) [ -n "${F2_FULL:-}" ] || continue; l=${l#full:} ;;
+		esac
+		[ "$l" = "$2" ] && return 0
+	done
+	return 1
+}
+
+# f2_target TARGET: sets f2_t_series and f2_t_append, the series and the
+# kernel command line of a lane's target (f2_lane): SERIES-full is SERIES
+# booted with preempt=full.
+f2_target() {
+	# shellcheck disable=SC2034 # read by the lanes' scripts
+	case $1 in
+	*-full) f2_t_series=${1%-full} f2_t_append=preempt=full ;;
+	*) f2_t_series=$1 f2_t_append= ;;
+	esac
 }
 
 # f2_mode SERIES: the MODE of SERIES' rows (status 1: not in the matrix)

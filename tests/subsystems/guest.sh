@@ -12,6 +12,8 @@
 cd /f2 || exit 1
 . ./steps.sh
 . ./suite.sh
+# two online vCPUs; preempt=full (make check-full's 6.1-full) in effect
+preemption_checks
 # shellcheck disable=SC2034 # used by suite.sh
 SUBSYS_BIN=/f2
 mode=$(cat subsys-mode)

@@ -289,16 +289,18 @@ run_host() {
 	host_stamp >"$out/stamp"
 }
 
-# run_vm SERIES: one boot of SERIES' kernel with the scenario.
+# run_vm TARGET: one boot of TARGET's kernel with the scenario (a series,
+# or SERIES-full: booted with preempt=full; f2_target, tests/lib.sh).
 run_vm() {
 	local series=$1 mode out files=() mods=() q=() fs rc d
 
-	mode=$(f2_mode "$series")
+	f2_target "$series"
+	mode=$(f2_mode "$f2_t_series")
 	d=$(adir "$(arch_of "$series")")
 	out=$G/$series
 	rm -rf "$out"
 	mkdir -p "$out"
-	if ! f2_kernel "$series"; then
+	if ! f2_kernel "$f2_t_series"; then
 		vm_failed "$series" "$series" "cannot fetch the kernel"
 		return 1
 	fi
@@ -324,7 +326,8 @@ run_vm() {
 		mods+=(-k "$m")
 	done
 	f2_boot "${mods[@]}" "$out/f2" "$out/initrd.cpio.gz" \
-		"$out/console.log" -t 1800 -- "${q[@]}" >"$out/verdict"
+		"$out/console.log" -t 1800 ${f2_t_append:+-a "$f2_t_append"} \
+		-- "${q[@]}" >"$out/verdict"
 	rc=$?
 	emit "$out/console.log"
 	cat "$out/verdict"
@@ -509,7 +512,8 @@ done_labels=" $* "
 : >"$G/compare.tap"
 cmp_rc=0
 for s in "$@"; do
-	case $s:$(f2_mode "$s"):$(arch_of "$s") in
+	f2_target "$s"
+	case $s:$(f2_mode "$f2_t_series"):$(arch_of "$s") in
 	*:module:amd64) refs="host 6.12" ;;
 	*:module:arm64) refs="6.12-arm64" ;;
 	6.12:native:*)

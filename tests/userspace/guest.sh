@@ -12,6 +12,8 @@
 cd /f2 || exit 1
 # shellcheck source=tests/guest/steps.sh
 . ./steps.sh
+# two online vCPUs; preempt=full (make check-full's 6.1-full) in effect
+preemption_checks
 
 krel=$(uname -r)
 moddir=/lib/modules/$krel

@@ -22,39 +22,36 @@ set -uo pipefail
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/../lib.sh"
 
-series=${1:?usage: run-vm.sh SERIES}
-# The rows of the matrix whose lanes say userspace=RELEASE (tests/lib.sh):
-# SERIES' Debian release, and another series for the "module built for
-# another kernel" case.
-# (the other series: of the same architecture)
+series=${1:?usage: run-vm.sh TARGET}
+# The rows of the matrix whose lanes say userspace=RELEASE (tests/lib.sh;
+# SERIES, or SERIES-full for the row booted with preempt=full): the
+# target's Debian release, and, for the "module built for another kernel"
+# case, a row of make check's userspace lane of the same architecture and
+# the other series (5.10 for 6.1, 6.1 for 5.10).
 arm() { case $1 in *-arm64 | *-arm64-*) echo arm64 ;; *) echo amd64 ;; esac; }
 release=$(F2_SERIES='' f2_lane userspace | awk -F'|' -v s="$series" '$1 == s { print $3 }')
-other=$(F2_SERIES='' f2_lane userspace | cut -d'|' -f1 | while read -r o; do
-	[ "$o" != "$series" ] && [ "$(arm "$o")" = "$(arm "$series")" ] && echo "$o" && break
+other=$(F2_SERIES='' F2_FULL='' f2_lane userspace | cut -d'|' -f1 | while read -r o; do
+	[ "${o%%-*}" != "${series%%-*}" ] && [ "$(arm "$o")" = "$(arm "$series")" ] && echo "$o" && break
 done)
 if [ -z "$release" ] || [ -z "$other" ]; then
 	echo "run-vm.sh: $series: no userspace lane in the matrix (tests/lib.sh), or no other" >&2
 	exit 2
 fi
+f2_target "$series"
 
 die() { echo "run-vm.sh: $*" >&2; exit 2; }
 
-# udir: where this series' build and guest go: build/ABI/userspace, or
-# build/ABI-arm64/userspace (ABI is the same for both architectures)
-udir() {
-	if [ "$DEBARCH" = arm64 ]; then echo "$B/$ABI-arm64/userspace"; else echo "$B/$ABI/userspace"; fi
-}
-
 # The module for the other kernel first: f2_kernel sets the globals.
+# Each target's build and guest go in build/userspace-vm/TARGET.
 f2_kernel "$other" || die "cannot fetch the kernel of series $other"
 other_krel=$KREL
-other_out=$(udir)
+other_out=$B/userspace-vm/$other
 mkdir -p "$other_out"
 f2_build_module "$other_out/module-other" >"$other_out/build-other.log" 2>&1 ||
 	die "cannot build the module for $other_krel: $other_out/build-other.log"
 
-f2_kernel "$series" || die "cannot fetch the kernel of series $series"
-out=$(udir)
+f2_kernel "$f2_t_series" || die "cannot fetch the kernel of series $f2_t_series"
+out=$B/userspace-vm/$series
 mkdir -p "$out"
 echo "== userspace in QEMU: $KREL (module for another kernel: $other_krel)"
 f2_build_module "$out/module" >"$out/build.log" 2>&1 ||
@@ -185,7 +182,8 @@ cp "$out/module/fchmodat2.ko" "$mods/updates/"
 cp "$MODDIR"/modules.builtin* "$MODDIR/modules.order" "$mods/"
 depmod -b "$stage/mods" "$KREL" || die "depmod failed"
 
-f2_boot "$stage" "$out/initrd.cpio.gz" "$out/console.log" -t 900 >"$out/verdict"
+f2_boot "$stage" "$out/initrd.cpio.gz" "$out/console.log" -t 900 \
+	${f2_t_append:+-a "$f2_t_append"} >"$out/verdict"
 rc=$?
 tr -d '\r' <"$out/console.log" | grep -E '^ *(not )?ok |^ *# harness steps|^ *# Totals'
 cat "$out/verdict"
