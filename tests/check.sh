@@ -267,6 +267,9 @@ matrix_row() {
 		cp "$out/dkms/fchmodat2.ko" "$out/placeholder.ko"
 		files+=("$out/module/fchmodat2.ko" "$out/placeholder.ko") ;;
 	esac
+	# what native-row.sh expects staged
+	echo "$mode" >"$out/row-mode"
+	files+=("$out/row-mode")
 	if [ "$mode" = module ]; then
 		install_check "$out" >"$out/install.tap"
 		grep '^not ok' "$out/install.tap"

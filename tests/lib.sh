@@ -337,7 +337,8 @@ f2_build_kmods() {
 }
 
 # f2_stage DIR GUEST_SCRIPT FILE...: a directory for mkinitramfs.sh, with
-# GUEST_SCRIPT as guest.sh.
+# GUEST_SCRIPT as guest.sh; if a FILE cannot be copied, a guest.sh that
+# fails naming it (status 1).
 f2_stage() {
 	local dir=$1 script=$2
 
@@ -345,7 +346,16 @@ f2_stage() {
 	rm -rf "$dir"
 	mkdir -p "$dir"
 	cp "$script" "$dir/guest.sh"
-	cp "$@" "$dir/"
+	cp "$@" "$dir/" 2>"$dir.err" && rm -f "$dir.err" && return 0
+	# a file not staged: the guest fails with what was missing, instead
+	# of a case that checks for its file and silently does not run
+	cat "$dir.err" >&2
+	{
+		echo '#!/bin/sh'
+		echo "echo 'not ok 1 harness: the host could not stage every file: $(tr -cd '[:alnum:] ./:_-' <"$dir.err")'"
+		echo 'exit 1'
+	} >"$dir/guest.sh"
+	return 1
 }
 
 # f2_boot [-k MODULE]... STAGE INITRD LOG [run.sh options]: pack STAGE

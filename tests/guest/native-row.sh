@@ -33,6 +33,20 @@ if x86_only f2call "x32 off, natively"; then
 	step $? "x32 off (booted without syscall.x32=y): x32's 452 is ENOSYS: $(cat /tmp/out)"
 fi
 
+# the evaluation row (row-mode eval) has the placeholder and the F2_EVAL
+# module staged, the native row neither: a missing one fails, not a case
+# that silently does not run
+case $(cat row-mode 2>/dev/null) in
+eval)
+	[ -f placeholder.ko ] && [ -f fchmodat2.ko ]
+	step $? "evaluation row: the placeholder and the F2_EVAL module are staged" ;;
+native)
+	! [ -f placeholder.ko ] && ! [ -f fchmodat2.ko ]
+	step $? "native row: no module staged (both builds refuse a kernel with fchmodat2)" ;;
+*)
+	step 1 "row-mode says native or eval: $(cat row-mode 2>&1)" ;;
+esac
+
 # what DKMS builds for a kernel that has fchmodat2: a placeholder that
 # never loads
 if [ -f placeholder.ko ]; then
