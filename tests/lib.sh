@@ -69,20 +69,43 @@ f2_matrix_init() {
 	for e in "${f2_matrix[@]}"; do
 		IFS='|' read -r series mode label append _ <<<"$e"
 		[ "$mode" = module ] || continue
-		case $append in
-		'') f2_stress_targets+=("$series") ;;
-		preempt=full) f2_stress_targets+=("$series-full") ;;
+		f2_stress_targets+=("$(f2_row_target "$series" "$append")")
+	done
+}
+
+# f2_row_target SERIES APPEND: the name of a row in the lanes (f2_lane,
+# the stress lane): SERIES, or SERIES-full for the row booted with
+# preempt=full; f2_target reads it back. Another kernel command line
+# has no name yet: an error, not a row that silently loses it.
+f2_row_target() {
+	case $2 in
+	'') echo "$1" ;;
+	preempt=full) echo "$1-full" ;;
+	*) echo "tests/lib.sh: no target name for a row booted with '$2'" >&2
+	   echo "$1-UNNAMED" ;;
+	esac
+}
+
+# f2_run_lanes "LANES": the lanes of a row's LANES field this run runs,
+# one per line, as LANE or LANE=ARG: every lane, and those written
+# "full:LANE" only in make check-full (F2_FULL=1)
+f2_run_lanes() {
+	local l
+
+	for l in $1; do
+		case $l in
+		full:*) [ -z "${F2_FULL:-}" ] || echo "${l#full:}" ;;
+		*) echo "$l" ;;
 		esac
 	done
 }
 
 # f2_lane LANE [MODE]: "TARGET|LABEL|ARG" for each row of the matrix that
 # runs LANE (and has MODE, if given), in the matrix's order, one per line;
-# TARGET is the row's series, SERIES-full for the row booted with
-# preempt=full (as the stress lane names it; f2_target reads it back); ARG
-# is what follows "LANE=" (debian-system=SUITE), or empty. A lane written
-# "full:LANE" runs in make check-full only (F2_FULL=1). F2_SERIES, if set,
-# narrows the rows.
+# TARGET is the row's name (f2_row_target: its series, SERIES-full for the
+# row booted with preempt=full); ARG is what follows "LANE="
+# (debian-system=SUITE), or empty. A lane written "full:LANE" runs in make
+# check-full only (f2_run_lanes). F2_SERIES, if set, narrows the rows.
 f2_lane() {
 	local e series mode label append lanes l
 
@@ -90,16 +113,13 @@ f2_lane() {
 		IFS='|' read -r series mode label append lanes <<<"$e"
 		[ -z "${2:-}" ] || [ "$mode" = "$2" ] || continue
 		case " ${F2_SERIES:-$series} " in *" $series "*) ;; *) continue ;; esac
-		[ "$append" = preempt=full ] && series=$series-full
-		for l in $lanes; do
-			case $l in
-			full:*) [ -n "${F2_FULL:-}" ] || continue; l=${l#full:} ;;
-			esac
+		series=$(f2_row_target "$series" "$append")
+		while read -r l; do
 			case $l in
 			"$1") echo "$series|$label|" ;;
 			"$1"=*) echo "$series|$label|${l#*=}" ;;
 			esac
-		done
+		done < <(f2_run_lanes "$lanes")
 	done
 }
 
@@ -108,12 +128,9 @@ f2_lane() {
 f2_has_lane() {
 	local l
 
-	for l in $1; do
-		case $l in
-		full:*) [ -n "${F2_FULL:-}" ] || continue; l=${l#full:} ;;
-		esac
+	while read -r l; do
 		[ "$l" = "$2" ] && return 0
-	done
+	done < <(f2_run_lanes "$1")
 	return 1
 }
 
