@@ -44,38 +44,6 @@ unsigned int tree_mode(const struct fixture *f, const char *name)
 	return 0;
 }
 
-/* What chmod_common() makes of @old when asked for @mode (a umode_t). */
-static unsigned int chmod_result(unsigned int old, unsigned long mode)
-{
-	unsigned short umode = (unsigned short)mode;
-
-	return (umode & MODE_BITS) | (old & ~MODE_BITS);
-}
-
-void expect_tree(const char *file, int line, struct fixture *f,
-			const char *changed, unsigned long mode)
-{
-	bool found = !changed;
-	unsigned int want;
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(tree); i++) {
-		want = f->mode[i];
-		if (changed && !strcmp(changed, tree[i].name)) {
-			want = chmod_result(want, mode);
-			found = true;
-		}
-		expect_mode(file, line, f->dfd, tree[i].name, want);
-	}
-	for (i = 0; i < ARRAY_SIZE(absent); i++)
-		expect_absent(file, line, f->dfd, absent[i]);
-	if (!found) {
-		diag("%s:%d: test bug: \"%s\" is not in the fixture", file,
-		     line, changed);
-		t_state.failures++;
-	}
-}
-
 static int make_node(int dfd, const char *name, unsigned int type,
 		     unsigned int perm, const char *target)
 {
@@ -144,6 +112,59 @@ unsigned int lmode(int dfd, const char *path)
 		return 0;
 	}
 	return st.st_mode;
+}
+
+/*
+ * What the running kernel's own chmod makes of a node of st_mode @old when
+ * asked for @mode: the st_mode that fchmodat (the raw system call that
+ * every kernel has, which the module does not serve) gives a twin of the
+ * node, made anew beside the fixture with @old's type and mode and
+ * passed @mode as the case passed it to fchmodat2. The expected mode comes
+ * from the kernel under test, not from a formula of this program's (on
+ * the oracle, fchmodat2 and fchmodat share chmod_common()). 0 after
+ * reporting a setup error.
+ */
+static unsigned int chmod_result(unsigned int old, unsigned long mode)
+{
+	static const char twin[] = "twin";
+	unsigned int got = 0;
+
+	if (make_node(env.workfd, twin, old & S_IFMT, old & MODE_BITS, NULL))
+		goto out;
+	if (syscall(SYS_fchmodat, env.workfd, twin, mode)) {
+		setup_error("fchmodat", twin, errno);
+		goto out;
+	}
+	got = lmode(env.workfd, twin);
+out:
+	remove_tree(env.workfd, twin);
+	return got;
+}
+
+void expect_tree(const char *file, int line, struct fixture *f,
+			const char *changed, unsigned long mode)
+{
+	bool found = !changed;
+	unsigned int want;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(tree); i++) {
+		want = f->mode[i];
+		if (changed && !strcmp(changed, tree[i].name)) {
+			want = chmod_result(want, mode);
+			found = true;
+			if (!want)
+				continue;
+		}
+		expect_mode(file, line, f->dfd, tree[i].name, want);
+	}
+	for (i = 0; i < ARRAY_SIZE(absent); i++)
+		expect_absent(file, line, f->dfd, absent[i]);
+	if (!found) {
+		diag("%s:%d: test bug: \"%s\" is not in the fixture", file,
+		     line, changed);
+		t_state.failures++;
+	}
 }
 
 /* Set and clear inode flags (FS_*_FL); 0 once they read back so, or -errno */
