@@ -28,6 +28,8 @@ static const unsigned long numbers[] = {
 	39,				/* getpid: the control */
 	0x100000027UL,			/* getpid with bit 32 */
 	0xffffffff00000027UL,		/* getpid with the upper half set */
+	__NR_fchmodat,			/* the kernel's own chmod: 452's answer */
+	__NR_fchmodat2,			/* 452: what its wide twin must get */
 	0x100000000UL | __NR_fchmodat2,	/* 452 with bit 32 */
 	0x140000000UL | __NR_fchmodat2,	/* x32's 452 with bit 32 */
 	0x100000000UL | 1000,		/* no such call, with bit 32 */
