@@ -57,7 +57,7 @@ f2_sweep_only=(5.10-arm64-cloud 5.10-arm64-rt 6.1-bpo11 6.1-bpo11-cloud
 # (make check-debug: about half an hour, once per machine) or F2_DEBUG is
 # set; sets f2_debug (6.1-debug or empty) and f2_stress_targets.
 f2_matrix_init() {
-	local e series mode label append
+	local e series mode label append t
 
 	f2_debug=
 	if [ -n "${F2_DEBUG:-}" ] ||
@@ -69,20 +69,21 @@ f2_matrix_init() {
 	for e in "${f2_matrix[@]}"; do
 		IFS='|' read -r series mode label append _ <<<"$e"
 		[ "$mode" = module ] || continue
-		f2_stress_targets+=("$(f2_row_target "$series" "$append")")
+		t=$(f2_row_target "$series" "$append") || exit 2
+		f2_stress_targets+=("$t")
 	done
 }
 
 # f2_row_target SERIES APPEND: the name of a row in the lanes (f2_lane,
 # the stress lane): SERIES, or SERIES-full for the row booted with
 # preempt=full; f2_target reads it back. Another kernel command line
-# has no name yet: an error, not a row that silently loses it.
+# has no name yet: an error (status 1), not a row that silently loses it.
 f2_row_target() {
 	case $2 in
 	'') echo "$1" ;;
 	preempt=full) echo "$1-full" ;;
 	*) echo "tests/lib.sh: no target name for a row booted with '$2'" >&2
-	   echo "$1-UNNAMED" ;;
+	   return 1 ;;
 	esac
 }
 
@@ -113,7 +114,7 @@ f2_lane() {
 		IFS='|' read -r series mode label append lanes <<<"$e"
 		[ -z "${2:-}" ] || [ "$mode" = "$2" ] || continue
 		case " ${F2_SERIES:-$series} " in *" $series "*) ;; *) continue ;; esac
-		series=$(f2_row_target "$series" "$append")
+		series=$(f2_row_target "$series" "$append") || return 2
 		while read -r l; do
 			case $l in
 			"$1") echo "$series|$label|" ;;

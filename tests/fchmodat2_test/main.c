@@ -5,6 +5,9 @@
  * The same binary runs natively on a kernel with fchmodat2 (6.6+), where the
  * kernel's own implementation is the oracle that keeps these expectations
  * honest, and in a guest whose old kernel gets fchmodat2 from our module.
+ * A node's expected mode after a change is what the running kernel's own
+ * fchmodat gives a twin of it (fixture.c): mainline's fchmodat2 shares
+ * chmod_common() with it.
  *
  * Every case calls the syscall directly and checks the return value, errno
  * and the full st_mode of every node of its fixture, so a call that changes

@@ -152,7 +152,7 @@ kernel_log_checks() {
 	# (kmemleak's own start line, "Kernel memory leak detector
 	# initialized", is not a leak; its reports, "N new suspected memory
 	# leaks", are)
-	dmesg | grep -vE '^(\[[ 0-9.]*\] )?kmemleak: Kernel memory leak detector initialized' |
+	dmesg | grep -vF 'kmemleak: Kernel memory leak detector initialized' |
 		grep -E 'WARNING:|BUG:|Oops|Call Trace|refcount_t|leak|blocked for more than|detected stall|self-detected stall' && bad=1 || bad=0
 	step $bad "the kernel log is clean: no warnings, bugs, oopses, refcount errors, hung tasks or RCU stalls"
 	# Leaks are looked for where the kernel has kmemleak: the debug
