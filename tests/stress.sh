@@ -18,14 +18,14 @@
 #   6.1-debug   the debug kernel (tests/vm/build-debug-kernel.sh), full
 #               preemption, KASAN and lockdep: when it is built
 #
-# make stress (and make check-full) runs the long lane: 200 load/unload
+# make stress runs the long lane: 200 load/unload
 # cycles on the generic and cloud flavours, x86_64 and arm64, 100 on the
 # preemption variants (their unload waits for RCU grace periods, two to
 # three times longer); 1000 tracepoint toggles; 10 s loaded throughout,
 # where every ABI must be served (AArch32 too on arm64, through stress32);
 # 2 rounds of unloads with each stranger parked. Under emulation on two
 # cores 4 to 6 minutes a target, under an hour in all (tests/README.md):
-# sized so that make check-full runs from a fresh clone in one sitting.
+# sized so that make stress runs from a fresh clone in one sitting.
 # F2_STRESS_CYCLES=N sets the cycles of every target (the preemption
 # variants' too) for a longer soak. make check runs the short lane
 # (--short: 35 cycles, 100 toggles, 5 s loaded, 1 round of the parked
