@@ -27,8 +27,14 @@ pass=0 fail=0 skip=0
 # count-cases.sh reads only the logs this run writes
 mkdir -p "$B" && touch "$B/.check-start"
 rows=()
+: >"$B/failed-rows"
+# row: a line of the table; a failing one also into failed-rows (the
+# matrix rows run in subshells), which the end of the output repeats
 row() { # kernel build load pass fail skip unload console
 	rows+=("$(printf '%-34s %-9s %-5s %5s %5s %5s %-6s %s' "$@")")
+	case $2:$5 in
+	FAIL:* | DIED:* | *:[1-9]*) echo "${rows[-1]}" >>"$B/failed-rows" ;;
+	esac
 }
 
 # count LOG RC: TAP lines of LOG (a run that is not a boot: on this
@@ -439,5 +445,11 @@ printf '%-34s %-9s %-5s %5s %5s %5s %-6s %s\n' kernel build load pass fail skip 
 printf '%s\n' "${rows[@]}"
 # what those TAP lines are: distinct cases per program, setup steps apart
 "$top/tests/count-cases.sh" "$B"
+# What failed, last: CI keeps only the tail of this output.
+if [ "$fail" != 0 ]; then
+	echo "# what failed (the rows, then each log's first \"not ok\" lines):"
+	sed 's/^/#   /' "$B/failed-rows"
+	grep -rIa -m 5 --exclude=failed-rows '^ *not ok' "$B" | sed "s|^$B/|#   |" | head -n 40
+fi
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
