@@ -447,9 +447,10 @@ printf '%s\n' "${rows[@]}"
 "$top/tests/count-cases.sh" "$B"
 # What failed, last: CI keeps only the tail of this output.
 if [ "$fail" != 0 ]; then
-	echo "# what failed (the rows, then each log's first \"not ok\" lines):"
+	echo "# what failed (the rows, then each log's first \"not ok\" and failing verdict lines):"
 	sed 's/^/#   /' "$B/failed-rows"
-	grep -rIa -m 5 --exclude=failed-rows '^ *not ok' "$B" | sed "s|^$B/|#   |" | head -n 40
+	grep -rIaE -m 5 --exclude=failed-rows '^ *not ok|^verdict: (FAIL|ERROR)' "$B" |
+		sed "s|^$B/|#   |" | head -n 40
 fi
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
