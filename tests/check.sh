@@ -447,10 +447,11 @@ printf '%s\n' "${rows[@]}"
 "$top/tests/count-cases.sh" "$B"
 # What failed, last: CI keeps only the tail of this output.
 if [ "$fail" != 0 ]; then
-	echo "# what failed (the rows, then each log's first \"not ok\" and failing verdict lines):"
+	echo "# what failed: the rows, then the first failing lines of each log this run wrote"
 	sed 's/^/#   /' "$B/failed-rows"
-	grep -rIaE -m 5 --exclude=failed-rows '^ *not ok|^verdict: (FAIL|ERROR)' "$B" |
-		sed "s|^$B/|#   |" | head -n 40
+	find "$B" -type f -newer "$B/.check-start" ! -name failed-rows \
+		-exec grep -HIaE -m 5 '^ *not ok|^verdict: (FAIL|ERROR)|^ *# .*: (exit status [1-9]|its TAP plan and)' {} + |
+		sort -s -t: -k1,1 | sed "s|^$B/|#   |" | head -n 40
 fi
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -43,6 +43,8 @@ run_tap() {
 			printf '    %s\n' "$l_"
 		done
 	rc_=$(cat /tmp/run.$$.rc 2>/dev/null || echo 1)
+	# where it stopped and why, beside make check's list of what failed
+	[ "$rc_" = 0 ] || echo "    # $*: exit status $rc_ after $(grep -cE '^(not )?ok ' /tmp/run.$$.out) results"
 	if [ "$rc_" = 0 ] && ! tap_plan_ok /tmp/run.$$.out; then
 		echo "    # $*: its TAP plan and its results disagree"
 		rc_=1
