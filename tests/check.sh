@@ -449,9 +449,34 @@ printf '%s\n' "${rows[@]}"
 if [ "$fail" != 0 ]; then
 	echo "# what failed: the rows, then the first failing lines of each log this run wrote"
 	sed 's/^/#   /' "$B/failed-rows"
-	find "$B" -type f -newer "$B/.check-start" ! -name failed-rows \
-		-exec grep -HIaE -m 5 '^ *not ok|^verdict: (FAIL|ERROR)|^ *# .*: (exit status [1-9]|its TAP plan and)' {} + |
-		sort -s -t: -k1,1 | sed "s|^$B/|#   |" | head -n 40
+	# Only the logs (a root filesystem image greps as text too), not
+	# rows/ (a matrix row's output repeats its guest's logs), and each
+	# failing line once, where it is most precise: a line is kept once
+	# per directory (a guest's console and its TAP repeat each other),
+	# and not where a directory below repeats it (a lane's X.tap and X/
+	# gather their guests'); the same line in two guests' directories is
+	# two failures, on two kernels.
+	find "$B" -type f -newer "$B/.check-start" ! -path "$B/rows/*" \( \
+		-name '*.log' -o -name '*.tap' -o -name '*.out' -o -name '*verdict*' \) \
+		-exec grep -HaE -m 5 '^ *not ok|^verdict: (FAIL|ERROR)|^ *# .*: (exit status [1-9]|its TAP plan and)' {} + |
+		sort -s -t: -k1,1 |
+		awk -v B="$B/" '{
+			i = index($0, ":"); f = substr($0, length(B) + 1, i - length(B) - 1)
+			l = substr($0, i + 1); sub(/^ +/, "", l); sub(/\r$/, "", l)
+			d = f; if (!sub(/\/[^\/]*$/, "", d)) sub(/\.[a-z]*$/, "", d)
+			if (seen[d, l]++) next
+			n++; line[n] = $0; dir[n] = d; text[n] = l
+		}
+		END {
+			for (a = 1; a <= n; a++) {
+				for (b = 1; b <= n; b++)
+					if (text[b] == text[a] && index(dir[b], dir[a] "/") == 1)
+						break
+				if (b > n)
+					print line[a]
+			}
+		}' |
+		sed "s|^$B/|#   |; s/\r\$//" | head -n 40
 fi
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
