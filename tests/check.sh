@@ -7,6 +7,8 @@
 # "N passed, N failed".
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=tests/guest/steps.sh
+. "$top/tests/guest/steps.sh"
 
 # The kernel matrix (tests/lib.sh), with the debug kernel when it is built.
 f2_matrix_init
@@ -95,9 +97,9 @@ for bits in 64 32; do
 	why=$(f2_host_oracle "$prog")
 	oracle=$?
 	if [ "$oracle" = 1 ]; then
-		echo "ok 1 # SKIP natively, $bits-bit: $why" >"$log"
+		tap_skip 1 "natively, $bits-bit: $why" >"$log"
 	elif [ "$oracle" != 0 ]; then
-		echo "not ok 1 natively, $bits-bit: $why" >"$log"
+		tap_result 1 1 "natively, $bits-bit: $why" >"$log"
 	fi
 	if [ "$oracle" != 0 ]; then
 		cat "$log"
@@ -173,17 +175,17 @@ install_check() {
 		INSTALL_MOD_PATH="$root" install >"$1/install.log" 2>&1 &&
 		[ -f "$dir/updates/fchmodat2.ko" ] &&
 		grep -q '^updates/fchmodat2.ko:' "$dir/modules.dep"
-	echo "$([ $? = 0 ] || echo 'not ')ok 1 make install: updates/fchmodat2.ko, in modules.dep"
+	tap_result 1 $? "make install: updates/fchmodat2.ko, in modules.dep"
 	make -s -C "$1/module" KVER="$KREL" INSTALL_MOD_PATH="$root" \
 		uninstall >>"$1/install.log" 2>&1 &&
 		[ ! -e "$dir/updates/fchmodat2.ko" ] &&
 		! grep -q 'fchmodat2' "$dir/modules.dep"
-	echo "$([ $? = 0 ] || echo 'not ')ok 2 make uninstall: gone, and from modules.dep"
+	tap_result 2 $? "make uninstall: gone, and from modules.dep"
 	local ko=$1/module/fchmodat2.ko
 	[ "$(modinfo -F license "$ko")" = GPL ] &&
 		[ "$(modinfo -F version "$ko")" = "$(f2_version)" ] &&
 		[ -n "$(modinfo -F description "$ko")" ]
-	echo "$([ $? = 0 ] || echo 'not ')ok 3 modinfo: license GPL, version $(f2_version), a description"
+	tap_result 3 $? "modinfo: license GPL, version $(f2_version), a description"
 }
 
 # build_for MODE OUT: build what the guest of MODE needs, the way users

@@ -8,6 +8,9 @@
 # code; the test programs and the library use ENOSYS for exactly that.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
+STEP_PREFIX=checkpatch
+# shellcheck source=tests/guest/steps.sh
+. "$top/tests/guest/steps.sh"
 
 # shellcheck source=tests/vm/cache.sh
 . "$top/tests/vm/cache.sh"
@@ -16,7 +19,7 @@ cp=$cache/scripts/checkpatch.pl
 if [ ! -x "$cp" ]; then
 	mkdir -p "$cache/dl"
 	(cd "$cache/dl" && apt-get download linux-source-6.1) >"$cache/dl.log" 2>&1 ||
-		{ cat "$cache/dl.log"; echo "not ok 1 checkpatch: cannot download linux-source-6.1"; exit 1; }
+		{ cat "$cache/dl.log"; step 1 "cannot download linux-source-6.1"; echo "1..$steps"; exit 1; }
 	dpkg-deb --fsys-tarfile "$cache"/dl/linux-source-6.1_*.deb |
 		tar -xOf - ./usr/src/linux-source-6.1.tar.xz |
 		tar -xJf - -C "$cache" --strip-components=1 \
@@ -26,23 +29,20 @@ if [ ! -x "$cp" ]; then
 	rm -rf "$cache/dl"
 fi
 
-n=0 failed=0
 cd "$top" || exit 1
 # The files to check; a tree git cannot list (a copy without .git) is a
 # failure, not an empty pass.
 files=$(git ls-files -co --exclude-standard -- '*.c' '*.h' '*.S') && [ -n "$files" ] ||
-	{ echo "not ok 1 checkpatch: git ls-files lists no C, header or assembly file"; echo "1..1"; exit 1; }
+	{ step 1 "git ls-files lists no C, header or assembly file"; echo "1..$steps"; exit 1; }
 while read -r f; do
-	n=$((n + 1))
 	out=$("$cp" --no-tree -q --terse -f "$f" 2>&1 |
 		grep -v -e "ENOSYS means 'invalid syscall nr'" -e '^total:')
 	if [ -z "$out" ]; then
-		echo "ok $n checkpatch: $f"
+		step 0 "$f"
 	else
-		echo "not ok $n checkpatch: $f"
+		step 1 "$f"
 		printf '# %s\n' "$out"
-		failed=$((failed + 1))
 	fi
 done <<<"$files"
-echo "1..$n"
+echo "1..$steps"
 [ "$failed" = 0 ]

@@ -366,7 +366,8 @@ f2_stage() {
 	cp "$script" "$dir/guest.sh"
 	cp "$@" "$dir/" 2>"$dir.err" && rm -f "$dir.err" && return 0
 	# a file not staged: the guest fails with what was missing, instead
-	# of a case that checks for its file and silently does not run
+	# of a case that checks for its file and silently does not run (its
+	# one TAP line written out: steps.sh may be the file not staged)
 	cat "$dir.err" >&2
 	{
 		echo '#!/bin/sh'

@@ -35,6 +35,8 @@
 # non-zero on any failure. Console logs: build/stress-vm/TARGET/console.log.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=tests/guest/steps.sh
+. "$top/tests/guest/steps.sh"
 
 toggles=1000 cycles=200 rounds=2 deadline='' loaded=10
 parked='uffd ptrace getpid notif sysemu'
@@ -75,7 +77,7 @@ for t in "${targets[@]}"; do
 	echo "# == stress: $t"
 	if ! f2_kernel "$series" || ! f2_build_module "$out/module" >"$out/build.log" 2>&1; then
 		tail -n 20 "$out/build.log" 2>/dev/null
-		echo "not ok 1 stress $t: fetch or build failed"
+		tap_result 1 1 "stress $t: fetch or build failed"
 		f2_row_failed "stress $t" "${KREL:-?}" "fetch or build failed"
 		status=1
 		continue

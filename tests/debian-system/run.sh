@@ -25,6 +25,8 @@
 set -uo pipefail
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/../lib.sh"
+# shellcheck source=tests/guest/steps.sh
+. "$top/tests/guest/steps.sh"
 
 suite=${1:-bookworm}
 case $suite in
@@ -35,7 +37,7 @@ esac
 out=$B/$id
 ver=$(f2_version)
 die() {
-	echo "not ok 1 $id: $*"
+	tap_result 1 1 "$id: $*"
 	f2_row_failed "$id" "${krel:-?}" "$*"
 	exit 1
 }
@@ -160,7 +162,7 @@ cp --sparse=always "$ROOTFS" "$out/rootfs.img" || die "cannot copy $ROOTFS"
 
 # boot_failed WHY: a boot that could not be made, one failure
 boot_failed() {
-	echo "not ok 1 $id boot $boot: $*"
+	tap_result 1 1 "$id boot $boot: $*"
 	f2_row_failed "$id boot $boot" "$bk" "$*"
 	status=1
 }

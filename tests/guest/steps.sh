@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# Sourced by the guest scenarios: TAP lines for the harness's own steps,
-# and "F2-RESULT <what> ok|fail" lines for the host's summary table.
+# The shell side's TAP library. Sourced by the guest scenarios: TAP lines
+# for the harness's own steps, and "F2-RESULT <what> ok|fail" lines for
+# the host's summary table; and by the host's scripts for their TAP lines.
 
 steps=0
 failed=0
@@ -11,17 +12,29 @@ skipped=0
 # checks ("userspace", "package bookworm"), set before sourcing this file
 step() { # step <exit code> <description>
 	steps=$((steps + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $steps ${STEP_PREFIX:-harness}: $2"
-	else
-		echo "not ok $steps ${STEP_PREFIX:-harness}: $2"
+	tap_result "$steps" "$1" "${STEP_PREFIX:-harness}: $2" ||
 		failed=$((failed + 1))
-	fi
 }
 # step_skipped <reason> <description>: a step that cannot apply here, and why
 step_skipped() {
 	steps=$((steps + 1)) skipped=$((skipped + 1))
-	echo "ok $steps ${STEP_PREFIX:-harness}: $2 # SKIP $1"
+	tap_skip "$steps" "$1" "${STEP_PREFIX:-harness}: $2"
+}
+# tap_result N STATUS DESCRIPTION: TAP result N, "ok" when STATUS is 0;
+# returns 1 for "not ok". Every TAP result line of the shell scripts,
+# guests' and host's, is written here or by tap_skip (the host's scripts
+# that write their own numbers source this file for it)
+tap_result() {
+	if [ "$2" = 0 ]; then
+		echo "ok $1 $3"
+	else
+		echo "not ok $1 $3"
+		return 1
+	fi
+}
+# tap_skip N REASON [DESCRIPTION]: TAP result N, skipped for REASON
+tap_skip() {
+	echo "ok $1${3:+ $3} # SKIP $2"
 }
 # tap_plan_ok FILE: FILE's TAP has a plan ("1..N") and exactly N results
 tap_plan_ok() {

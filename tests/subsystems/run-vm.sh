@@ -45,6 +45,8 @@ set -uo pipefail
 shopt -s nullglob
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/../lib.sh"
+# shellcheck source=tests/guest/steps.sh
+. "$top/tests/guest/steps.sh"
 
 here=$top/tests/subsystems
 G=$B/subsystems
@@ -220,7 +222,7 @@ fresh() {
 
 # vm_failed LABEL KERNEL WHY: a run that could not boot, one failure
 vm_failed() {
-	echo "not ok 1 $1: $3"
+	tap_result 1 1 "$1: $3"
 	f2_row_failed "subsystems $1" "$2" "$3"
 	fail "$1: $3"
 }
@@ -254,20 +256,20 @@ run_host() {
 	why=$(f2_host_oracle "$G/bin/fchmodat2_test")
 	oracle=$?
 	if [ "$oracle" = 1 ]; then
-		echo "ok 1 # SKIP host: $why"
+		tap_skip 1 "host: $why"
 		f2_row_skipped "subsystems host" "$(uname -r)" "$why"
 		echo "$why" >"$out/skipped"
 		host_stamp >"$out/stamp"
 		return 0
 	elif [ "$oracle" != 0 ]; then
-		echo "not ok 1 host: $why"
+		tap_result 1 1 "host: $why"
 		f2_row_failed "subsystems host" "$(uname -r)" "$why"
 		fail "host: $why"
 		return 1
 	fi
 	if [ "$(id -u)" != 0 ]; then
 		why="not root: the native run needs loop devices and mounts (Debian 13's 6.12 in QEMU is the oracle)"
-		echo "ok 1 # SKIP host: $why"
+		tap_skip 1 "host: $why"
 		f2_row_skipped "subsystems host" "$(uname -r)" "$why"
 		echo "$why" >"$out/skipped"
 		host_stamp >"$out/stamp"
@@ -349,7 +351,7 @@ compare() {
 	report=$G/$run/compare-$ref.txt
 
 	if [ -f "$G/$ref/skipped" ]; then
-		echo "ok 1 # SKIP $run vs $ref: $(cat "$G/$ref/skipped")"
+		tap_skip 1 "$run vs $ref: $(cat "$G/$ref/skipped")"
 		return
 	fi
 	: >"$report"
@@ -410,11 +412,11 @@ compare() {
 			[ -n "$diffs" ] && echo "$diffs"
 		} >>"$report"
 		if grep -q '^DIFFERENT' <<<"$diffs"; then
-			echo "not ok $n $run vs $ref: ${base//./ }: $(grep -c '^DIFFERENT' <<<"$diffs") tests differ"
+			tap_result "$n" 1 "$run vs $ref: ${base//./ }: $(grep -c '^DIFFERENT' <<<"$diffs") tests differ"
 			grep '^DIFFERENT' <<<"$diffs" | sed 's/^/# /'
 			status=1
 		else
-			echo "ok $n $run vs $ref: ${base//./ }: same per-test results$(grep -q '^explained' <<<"$diffs" && echo " ($(grep -c '^explained' <<<"$diffs") explained by kernel-differences)")"
+			tap_result "$n" 0 "$run vs $ref: ${base//./ }: same per-test results$(grep -q '^explained' <<<"$diffs" && echo " ($(grep -c '^explained' <<<"$diffs") explained by kernel-differences)")"
 			grep '^explained' <<<"$diffs" | sed 's/^/# /'
 		fi
 	done
@@ -428,15 +430,15 @@ compare() {
 		*.32)
 			if [ "$ref" = host ] && ! grep -qw 32 "$G/host/bits"; then
 				n=$((n + 1))
-				echo "ok $n # SKIP $run vs host: ${f##*/}: this machine cannot execute i386 programs (compared with 6.12 only)"
+				tap_skip "$n" "$run vs host: ${f##*/}: this machine cannot execute i386 programs (compared with 6.12 only)"
 				continue
 			fi ;;
 		esac
 		n=$((n + 1))
-		echo "not ok $n $run vs $ref: ${f##*/}: not run on $ref"
+		tap_result "$n" 1 "$run vs $ref: ${f##*/}: not run on $ref"
 		status=1
 	done
-	[ "$n" -gt 0 ] || { echo "not ok 1 $run vs $ref: nothing to compare"; status=1; }
+	[ "$n" -gt 0 ] || { tap_result 1 1 "$run vs $ref: nothing to compare"; status=1; }
 }
 
 [ $# -gt 0 ] || { echo "usage: run-vm.sh host|6.12|5.10|6.1|6.1-debug|6.12-arm64|6.1-arm64|5.10-arm64... | --compare REF RUN" >&2; exit 2; }
@@ -534,7 +536,7 @@ for s in "$@"; do
 			echo "# == $s compared with $ref"
 			compared "$ref" "$s"
 		else
-			echo "not ok 1 $s vs $ref: no results of $ref to compare with" |
+			tap_result 1 1 "$s vs $ref: no results of $ref to compare with" |
 				tee -a "$G/compare.tap"
 			fail "no results of $ref to compare $s with"
 		fi

@@ -2,8 +2,8 @@
 #
 # The subsystem test sets, sourced by guest.sh (busybox sh in the VM) and
 # by host.sh (natively on this machine), so that both run exactly the same
-# commands. Needs steps.sh's step() and run_tap(); $SUBSYS_BIN holds the
-# static programs.
+# commands. Needs steps.sh's step(), run_tap() and tap_result();
+# $SUBSYS_BIN holds the static programs.
 #
 # Every program's output is framed by
 #   # subsys-run SET FS BITS
@@ -200,13 +200,8 @@ subsys_chmod_tap() {
 	rm -rf "$dir/tree" "$dir/tlink" "$dir/chmod.err"
 	[ "$fails_" = 0 ]
 }
-tap_() { # tap_ N STATUS NAME
-	if [ "$2" = 0 ]; then
-		echo "ok $1 $3"
-	else
-		echo "not ok $1 $3"
-		fails_=$((fails_ + 1))
-	fi
+tap_() { # tap_ N STATUS NAME: a shell program's result (steps.sh)
+	tap_result "$1" "$2" "$3" || fails_=$((fails_ + 1))
 }
 
 # subsys_clients_sets DIR TRIXIE [SUFFIX]: glibc 2.41 and chmod 9.7 of Debian
