@@ -453,7 +453,7 @@ for s in "$@"; do
 	*" $s "*) ;;
 	*)
 		echo "run-vm.sh: $s: not host nor a subsystems row of the matrix (tests/lib.sh):$subsys_rows" >&2
-		[ "$s" = 6.1-debug ] && echo "run-vm.sh: the debug kernel is a row once built (make check-debug) or with F2_DEBUG=1" >&2
+		[ "$s" = 6.1-debug ] && echo "run-vm.sh: the debug kernel is a row with F2_DEBUG=1, or once built (make check-debug) unless F2_DEBUG=0 (make check)" >&2
 		exit 2 ;;
 	esac
 done
