@@ -10,7 +10,8 @@
 # make check          test natively, then in a QEMU guest with the module
 # make demo           show, in a QEMU guest, 452 before and after the module
 # make check-debug    build the debug kernel (KASAN, lockdep; once, about
-#                     half an hour) and test on it; make check then does too
+#                     ten minutes) and test on it; make check-full then does
+#                     too, make check never
 # make stress         the long stress lane: load/unload under load on parallel
 #                     vCPUs, every kernel and preemption model
 # make sweep          every kernel ABI and flavour of the apt mirror: build,
