@@ -7,7 +7,8 @@
 # same logs and reports, per test program (or set, or lane), its distinct
 # cases (a case that ran on eleven kernels counts once; numbers in a
 # case's name, such as a measured time or an address, are ignored, and so
-# is a kernel message the console wrote into its line), on how many rows
+# are mktemp's random directory names and a kernel message the console
+# wrote into its line), on how many rows
 # (a guest boot, or a host lane) they ran, and their results, and then
 # the kernels each ran on (a guest's release; a stress target's name;
 # the subsystem sets' comparisons as "A compared with B"); then the
@@ -93,6 +94,8 @@ function norm(d) {
 	# a kernel message the console wrote into the line, an address
 	# (KASLR moves it every boot)
 	sub(/\[ *[0-9]+\.[0-9]+\] .*/, "", d)
+	# a directory of mktemp(1) (a new random name each run)
+	gsub(/\/tmp\/tmp\.[A-Za-z0-9]+/, "/tmp/tmp.X", d)
 	gsub(/0x[0-9a-f]+/, "N", d)
 	gsub(/[0-9]+([.,][0-9]+)*/, "N", d)
 	return d
