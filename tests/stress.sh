@@ -29,8 +29,8 @@
 # F2_STRESS_CYCLES=N sets the cycles of every target (the preemption
 # variants' too) for a longer soak. make check runs the short lane
 # (--short: 35 cycles, 100 toggles, 5 s loaded, 1 round of the parked
-# 452 and the idle tracer only: the check lane holds every stranger on
-# every row, without the load). Prints every guest's TAP lines,
+# 452, the parked 452 whose CPU goes off line, and the idle tracer only:
+# the check lane holds every stranger on every row, without the load). Prints every guest's TAP lines,
 # then an F2-ROW line per target (f2_row, tests/lib.sh); exits
 # non-zero on any failure. Console logs: build/stress-vm/TARGET/console.log.
 set -uo pipefail
@@ -39,9 +39,9 @@ set -uo pipefail
 . "$top/tests/guest/steps.sh"
 
 toggles=1000 cycles=200 rounds=2 deadline='' loaded=10
-parked='uffd ptrace getpid notif sysemu'
+parked='uffd hotplug ptrace getpid notif sysemu'
 if [ "${1:-}" = --short ]; then
-	toggles=100 cycles=35 rounds=1 deadline=600 loaded=5 parked='uffd getpid'
+	toggles=100 cycles=35 rounds=1 deadline=600 loaded=5 parked='uffd hotplug getpid'
 	shift
 fi
 # every module row of the matrix (tests/lib.sh), the debug kernel if built

@@ -15,6 +15,9 @@
  *   unload_test uffd DIR     a task asleep inside fchmodat2 (its path is on
  *                            a userfaultfd page that is not there yet)
  *   unload_test forced DIR   the same, and rmmod -f (O_TRUNC)
+ *   unload_test hotplug DIR  the same call, on cpu1, which goes off line
+ *                            while it sleeps there (rmmod still refused)
+ *                            and on line again before it is let go
  *   unload_test killed DIR   a process whose 452 sleeps there, SIGKILLed
  *   unload_test frozen DIR   a process whose 452 waits on DIR's frozen
  *                            filesystem (FIFREEZE: DIR is a mount of a
@@ -656,12 +659,23 @@ static int module_refs(void)
 	return refs;
 }
 
+enum uffd_how { UFFD_INUSE, UFFD_FORCED, UFFD_HOTPLUG };
+
+#define CPU1_ONLINE "/sys/devices/system/cpu/cpu1/online"
+
 /*
  * A 452 asleep inside fchmodat2 (on a userfaultfd page): rmmod is refused
- * at once ("in use"), or with FORCED (rmmod -f) waits for that call alone.
+ * at once ("in use"), or with UFFD_FORCED (rmmod -f) waits for that call
+ * alone. UFFD_HOTPLUG: the caller runs on cpu1 alone and cpu1 goes off
+ * line while it sleeps there (the scheduler moves it on wakeup); the call
+ * keeps its reference, rmmod is refused, and the call completes after
+ * cpu1 is back.
  */
-static void test_uffd(int forced)
+static void test_uffd(enum uffd_how how)
 {
+	int forced = how == UFFD_FORCED;
+	pthread_attr_t attr;
+	cpu_set_t cpus;
 	long page = sysconf(_SC_PAGESIZE);
 	struct uffdio_api api = { .api = UFFD_API };
 	struct uffdio_register reg = { 0 };
@@ -689,11 +703,29 @@ static void test_uffd(int forced)
 		return;
 	}
 	call.path = area;
-	pthread_create(&thread, NULL, uffd_caller, &call);
+	pthread_attr_init(&attr);
+	if (how == UFFD_HOTPLUG) {
+		CPU_ZERO(&cpus);
+		CPU_SET(1, &cpus);
+		pthread_attr_setaffinity_np(&attr, sizeof(cpus), &cpus);
+	}
+	err = pthread_create(&thread, &attr, uffd_caller, &call);
+	pthread_attr_destroy(&attr);
+	if (err) {
+		diag("pthread_create: %s", strerror(err));
+		t_result(0, "a thread to call 452");
+		return;
+	}
 	/* the caller is asleep in the handler, copying its path */
 	t_result(read(uffd, &msg, sizeof(msg)) == sizeof(msg) &&
 		 msg.event == UFFD_EVENT_PAGEFAULT,
 		 "fchmodat2 sleeps in the handler on a missing page");
+	if (how == UFFD_HOTPLUG) {
+		err = write_file(CPU1_ONLINE, "0");
+		t_result(!err, "cpu1 goes off line while the call sleeps on it");
+		if (err)
+			diag("%s: %s", CPU1_ONLINE, strerror(err));
+	}
 	/* (more while the stress lane's callers run) */
 	refs = module_refs();
 	t_result(refs >= 1, "the call holds a reference to the module (/proc/modules)");
@@ -713,6 +745,13 @@ static void test_uffd(int forced)
 			 "rmmod is refused at once, in use (EWOULDBLOCK), and the module stays live");
 		if (err != EWOULDBLOCK)
 			diag("delete_module: %s", strerror(err));
+	}
+
+	if (how == UFFD_HOTPLUG) {
+		err = write_file(CPU1_ONLINE, "1");
+		t_result(!err, "cpu1 goes on line again, the call still asleep");
+		if (err)
+			diag("%s: %s", CPU1_ONLINE, strerror(err));
 	}
 
 	memset(src, 0, page);
@@ -1030,12 +1069,17 @@ static void test_notif_other(void)
 
 static void test_inuse(void)
 {
-	test_uffd(0);
+	test_uffd(UFFD_INUSE);
 }
 
 static void test_forced(void)
 {
-	test_uffd(1);
+	test_uffd(UFFD_FORCED);
+}
+
+static void test_hotplug(void)
+{
+	test_uffd(UFFD_HOTPLUG);
 }
 
 static atomic_int loop_stop;
@@ -1114,6 +1158,7 @@ static const struct {
 	{ "sysemu", test_sysemu, 6 },
 	{ "uffd", test_inuse, 7 },
 	{ "forced", test_forced, 10 },
+	{ "hotplug", test_hotplug, 9 },
 	{ "killed", test_killed, 8 },
 	{ "frozen", test_frozen, 11 },
 	{ "deleg", test_deleg, 13 },
@@ -1127,7 +1172,7 @@ int main(int argc, char **argv)
 	if (argc == 4)
 		HOLD_S = atoi(argv[3]);
 	if ((argc != 3 && argc != 4) || HOLD_S <= UNLOAD_MAX_S) {
-		fprintf(stderr, "usage: %s ptrace|getpid|seccomp|notif|sysemu|uffd|forced|killed|frozen|deleg|loop DIR [HOLD > %d]\n",
+		fprintf(stderr, "usage: %s ptrace|getpid|seccomp|notif|sysemu|uffd|forced|hotplug|killed|frozen|deleg|loop DIR [HOLD > %d]\n",
 			argv[0], UNLOAD_MAX_S);
 		return 2;
 	}

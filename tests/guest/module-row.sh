@@ -43,7 +43,7 @@ x32_off() { # x32_off WHEN
 }
 x86_only f2call "x32 off, without the module" && x32_off "without the module"
 
-# Audit (issue 22 #1), on every row (arm64 has no subsystem lane yet):
+# Audit (issue 22 #1), on every module row, arm64's included:
 # file watches and perm rules must log fchmodat2 with mainline's records
 # (the program's expectations; the same cases pass on Debian 13's 6.12),
 # for 64- and 32-bit callers. After the last unload below ("nomod"), an
@@ -196,10 +196,12 @@ echo "# other users of the hooked places: kprobes, BPF, a second direct call"
 . ./tracers.sh
 tracers_module
 
-# CPU hotplug (issue 23 #4): load with a CPU offline, serve on each CPU,
-# a calling loop while a CPU goes off and on line, a stranger parked in
-# system call entry while a CPU goes off and on line (as rmmod runs, and
-# after), and an unload with a CPU offline.
+# CPU hotplug (issue 23 #4): load with a CPU offline, serve on each CPU
+# (the per-CPU count keeps an offline CPU's calls), a calling loop while a
+# CPU goes off and on line, a stranger parked in system call entry while a
+# CPU goes off and on line (as rmmod runs, and after), a 452 asleep inside
+# fchmodat2 on the CPU that goes off line, an unload with a CPU offline,
+# and loads and unloads while a CPU goes off and on line.
 echo "# CPU hotplug"
 cpu_=/sys/devices/system/cpu/cpu1/online
 if [ ! -w "$cpu_" ]; then
@@ -209,6 +211,8 @@ else
 	echo 0 >"$cpu_" && insmod ./fchmodat2.ko && echo 1 >"$cpu_"
 	step $? "insmod with cpu1 offline, then cpu1 online again"
 	: >/tmp/hp.f
+	served_=/sys/module/fchmodat2/calls_served
+	s0_=$(cat "$served_")
 	for c_ in 0 1; do
 		chmod 0644 /tmp/hp.f
 		# a CPU mask: Debian 11's busybox taskset has no -c
@@ -216,6 +220,9 @@ else
 			[ "$(stat -c %a /tmp/hp.f)" = 60"$c_" ]
 		step $? "452 served on cpu$c_: $(cat /tmp/out)"
 	done
+	echo 0 >"$cpu_" && s1_=$(cat "$served_") && echo 1 >"$cpu_" &&
+		[ "$s1_" = "$((s0_ + 2))" ]
+	step $? "calls_served still counts the call served on cpu1 while cpu1 is off line ($s0_, then ${s1_:-unread})"
 	./unload_test loop /tmp &
 	loop=$!
 	hp_=0
@@ -238,6 +245,9 @@ else
 	run ./unload_test getpid /tmp
 	wait "$hot"
 	step $? "cpu1 went off and on line as the rmmod ran and while the stranger was held"
+	insmod ./fchmodat2.ko
+	step $? "insmod again"
+	run ./unload_test hotplug /tmp
 	insmod ./fchmodat2.ko && echo 0 >"$cpu_" && rmmod fchmodat2 &&
 		echo 1 >"$cpu_"
 	step $? "insmod, then rmmod with cpu1 offline, then cpu1 online again"
@@ -245,6 +255,33 @@ else
 	./f2call /tmp/hp.f 600 >/tmp/out
 	grep -q ENOSYS /tmp/out && [ "$(stat -c %a /tmp/hp.f)" = 604 ]
 	step $? "452 is ENOSYS after that unload: $(cat /tmp/out)"
+	# loads and unloads (ftrace patches the kernel's text on every CPU)
+	# for as long as cpu1 goes off and on line 6 times
+	rm -f /tmp/hp.done
+	(i_=0 r_=0
+	 while [ "$i_" -lt 6 ] && [ "$r_" = 0 ]; do
+		echo 0 >"$cpu_" && sleep 0.1 && echo 1 >"$cpu_" && sleep 0.1
+		r_=$?
+		i_=$((i_ + 1))
+	 done
+	 : >/tmp/hp.done
+	 exit "$r_") &
+	hot=$!
+	n_=0 bad_=0
+	until [ -e /tmp/hp.done ]; do
+		if insmod ./fchmodat2.ko &&
+			./fchmodat2_test --probe | grep -q 'available' &&
+			rmmod fchmodat2; then
+			n_=$((n_ + 1))
+		else
+			bad_=1
+			break
+		fi
+	done
+	wait "$hot"
+	t_=$?
+	[ "$bad_" = 0 ] && [ "$n_" -ge 1 ] && [ "$t_" = 0 ]
+	step $? "insmod, serve, rmmod cycles while cpu1 went off and on line 6 times: $n_ done$([ "$bad_" = 0 ] || echo ', then one failed') (the toggling exited $t_)"
 	# whatever failed above, the rest runs on both CPUs
 	echo 1 >"$cpu_" 2>/dev/null
 fi

@@ -10,7 +10,8 @@
 #   2. CYCLES load/unload cycles of the module; then LOADED s with the module
 #      loaded throughout (no ENOSYS accepted, calls served per ABI);
 #   3. ROUNDS times, rmmod while a call is parked: on a userfaultfd page
-#      inside fchmodat2 (refused, in use, until it returns), and strangers
+#      inside fchmodat2 (refused, in use, until it returns; and the same
+#      on cpu1 while cpu1 goes off and on line), and strangers
 #      held for longer than rmmod may take (rmmod must not wait): 452 and
 #      getpid stopped by ptrace at system call entry, getppid held by a
 #      seccomp USER_NOTIF supervisor, a PTRACE_SYSEMU tracee.
