@@ -9,9 +9,10 @@
 # make tests          build the test program and the benchmark (static)
 # make check          test natively, then in a QEMU guest with the module
 # make demo           show, in a QEMU guest, 452 before and after the module
-# make check-debug    build the debug kernel (KASAN, lockdep; once, about
-#                     ten minutes) and test on it; make check-full then does
-#                     too, make check never
+# make check-full     every lane on every row, the debug kernel's included
+# make check-debug    build the debug kernel (KASAN, lockdep, kmemleak; once,
+#                     about ten minutes) and test on it alone; make
+#                     check-full builds it too, make check never runs it
 # make stress         the long stress lane: load/unload under load on parallel
 #                     vCPUs, every kernel and preemption model
 # make sweep          every kernel ABI and flavour of the apt mirror: build,
@@ -205,7 +206,8 @@ check: deps
 	tests/check.sh
 
 # Every lane on every row it applies to (issue 23 #5), for an issue that
-# adds or changes a lane: make check with F2_FULL=1 (the lanes of the
+# adds or changes a lane: the debug kernel built first (about ten
+# minutes, once) and a row, and make check with F2_FULL=1 (the lanes of the
 # matrix written full:LANE, tests/lib.sh; the real system also upgrades
 # the package while the module serves, and boots a third time). With
 # make stress (the stress lane's long form) and make sweep (every kernel
@@ -213,7 +215,8 @@ check: deps
 # they do not fit one sitting on a machine with nothing cached.
 check-full: deps
 	$(MAKE) tests tests-arm64
-	F2_FULL=1 tests/check.sh
+	tests/vm/build-debug-kernel.sh
+	F2_FULL=1 F2_DEBUG=1 tests/check.sh
 
 # The debug kernel's lane alone (plus the native rows); builds the kernel
 # first if it is not cached.

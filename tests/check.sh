@@ -11,9 +11,9 @@ set -uo pipefail
 . "$top/tests/guest/steps.sh"
 
 # The kernel matrix (tests/lib.sh). The debug kernel is a row in make
-# check-full once built and in make check-debug, never in make check
-# (F2_DEBUG=0, which the lanes started below inherit): CI's time must not
-# depend on what is in the cache.
+# check-full and make check-debug (F2_DEBUG=1, after they build it),
+# never in make check (F2_DEBUG=0, which the lanes started below
+# inherit): CI's time must not depend on what is in the cache.
 [ -n "${F2_FULL:-}" ] || export F2_DEBUG="${F2_DEBUG:-0}"
 f2_matrix_init
 matrix=("${f2_matrix[@]}")

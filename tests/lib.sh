@@ -54,10 +54,10 @@ f2_sweep_only=(5.10-arm64-cloud 5.10-arm64-rt 6.1-bpo11 6.1-bpo11-cloud
 # f2_matrix_init: adds the debug kernel (Debian's 6.1 source with KASAN,
 # KFENCE, lockdep, atomic-sleep checks, full preemption, and without the
 # symlink block in notify_change, as 6.1 before 6.1.55) as a row with
-# F2_DEBUG=1 (make check-debug, which builds it first: about ten minutes,
-# once per machine), or, with F2_DEBUG unset (any other value too), once
-# it is built (make check-full, make stress; its only other lane is
-# subsystems). F2_DEBUG=0 leaves it out: make check sets that
+# F2_DEBUG=1 (make check-debug and make check-full, which build it first:
+# about ten minutes, once per machine), or, with F2_DEBUG unset (any
+# other value too), once it is built (make stress; its only other lane
+# is subsystems). F2_DEBUG=0 leaves it out: make check sets that
 # (tests/check.sh), so that its time does not depend on what an earlier
 # make check-debug left in the cache (its debug rows took 23 minutes in
 # CI's run of fd099e7, which then ran out of time). Sets f2_debug
@@ -177,7 +177,7 @@ f2_series_check() {
 		*" $s "*) ;;
 		*)
 			if [ "$s" = 6.1-debug ]; then
-				echo "F2_SERIES: 6.1-debug is not a row here: make check-debug builds and runs it; make check-full and make stress add it once built; make check never" >&2
+				echo "F2_SERIES: 6.1-debug is not a row here: make check-debug and make check-full build and run it; make stress adds it once built; make check never" >&2
 			else
 				echo "F2_SERIES: unknown series '$s' (known:$(printf ' %s' "${f2_matrix[@]%%|*}" | tr ' ' '\n' | sort -u | tr '\n' ' '))" >&2
 			fi
